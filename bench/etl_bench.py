@@ -1,0 +1,123 @@
+"""ETL benchmark: full load rows/s, an incremental run with nothing new, one with new
+rows, and the peak memory of each, against N synthetic rows in a real LiteLLM schema.
+
+    .venv/bin/python -m bench.etl_bench --rows 200000
+
+It creates (or, with --reuse, keeps) the database usage_bench_<rows> on the local
+PostgreSQL, applies LiteLLM's migrations, fills it, and runs `python -m etl run` as a
+separate process, as cron would. Results print as a Markdown table for the README.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import psycopg
+
+from bench.synthetic import insert_synthetic
+from tests.litellm_db import admin, migration_dirs, url_for
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class Measured:
+    label: str
+    seconds: float
+    peak_rss_mb: float
+    summary: str
+
+
+def prepare(rows: int, reuse: bool) -> str:
+    name = f"usage_bench_{rows}"
+    with admin() as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
+        if exists and reuse:
+            with psycopg.connect(url_for(name)) as db:
+                have = db.execute('SELECT count(*) FROM "LiteLLM_SpendLogs"').fetchone()
+            if have and have[0] == rows:
+                print(f"reusing {name} ({rows:,} rows)", file=sys.stderr)
+                return url_for(name)
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    with psycopg.connect(url_for(name), autocommit=True) as db:
+        for d in migration_dirs():
+            db.execute((d / "migration.sql").read_text(encoding="utf-8"))
+    print(f"filling {name} with {rows:,} synthetic rows", file=sys.stderr)
+    with psycopg.connect(url_for(name)) as db:
+        insert_synthetic(db, rows, report=lambda s: print(s, file=sys.stderr))
+    with psycopg.connect(url_for(name), autocommit=True) as db:
+        db.execute('VACUUM ANALYZE "LiteLLM_SpendLogs"')
+    return url_for(name)
+
+
+def etl(url: str, store: Path, label: str) -> Measured:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LITELLM_", "USAGE_", "ETL_"))}
+    began = time.monotonic()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "etl", "run", "--source", url, "--store", str(store)],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    _, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.monotonic() - began
+    out = proc.stdout.read() if proc.stdout else ""
+    err = proc.stderr.read() if proc.stderr else ""
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{label}: the ETL failed:\n{err}")
+    return Measured(label, seconds, usage.ru_maxrss / 1024, out.strip())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--rows", type=int, default=200_000)
+    parser.add_argument("--new", type=int, default=1_000, help="rows added before the last incremental run")
+    parser.add_argument(
+        "--reuse", action="store_true", help="keep a database already filled with --rows rows"
+    )
+    args = parser.parse_args()
+
+    url = prepare(args.rows, args.reuse)
+    with psycopg.connect(url) as db:
+        size = db.execute("SELECT pg_size_pretty(pg_total_relation_size('\"LiteLLM_SpendLogs\"'))").fetchone()
+    store = Path(tempfile.mkdtemp(prefix="usage-bench-store-"))
+    try:
+        full = etl(url, store, "full load")
+        nothing = etl(url, store, "incremental, nothing new")
+        with psycopg.connect(url) as db:
+            insert_synthetic(db, args.new, first_id=args.rows + 1, days=0.001)
+        new = etl(url, store, f"incremental, {args.new:,} new rows")
+        store_mb = sum(p.stat().st_size for p in store.rglob("*") if p.is_file()) / 1e6
+    finally:
+        shutil.rmtree(store, ignore_errors=True)
+
+    print(
+        f"\nETL benchmark: {args.rows:,} rows ({size[0] if size else '?'} in PostgreSQL), "
+        f"{platform.machine()}, {os.cpu_count()} cores, {dt.date.today()}\n"
+    )
+    print("| run | seconds | rows/s | peak RSS |")
+    print("|---|---:|---:|---:|")
+    for m in (full, nothing, new):
+        read = int(m.summary.split(" rows read")[0].split()[-1].replace(",", ""))
+        rate = f"{read / m.seconds:,.0f}" if m is full else "—"
+        print(f"| {m.label} | {m.seconds:.2f} | {rate} | {m.peak_rss_mb:,.0f} MB |")
+    print(f"\nstore size: {store_mb:,.1f} MB; full load summary: {full.summary}")
+
+
+if __name__ == "__main__":
+    main()

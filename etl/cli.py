@@ -1,0 +1,96 @@
+"""`python -m etl`: the command line of the ETL."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+
+from etl.config import load_config
+from etl.errors import EtlError
+from etl.run import run_etl
+
+log = logging.getLogger("etl")
+
+EXIT_CODES = """\
+exit codes:
+  0   the run finished; the store is up to date with the source
+  1   unexpected error (a bug: please report it with the message)
+  2   bad command line or configuration file
+  65  a store file (state.json) is unreadable; the message says how to recover
+  66  the database has no LiteLLM_SpendLogs table (wrong database?)
+  69  the database cannot be reached
+  73  the store directory cannot be created or written
+  75  another run is writing the same store; this one did nothing
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m etl",
+        description="Copy LiteLLM's spend logs into the Parquet store the dashboard reads.",
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    run = commands.add_parser(
+        "run",
+        help="copy new spend-log rows into the store (run it from cron every few minutes)",
+        description=(
+            "Copy every LiteLLM request not yet in the store, exactly once, dropping\n"
+            "LiteLLM's own noise (master-key calls, health checks). Safe to interrupt and\n"
+            "to re-run: a run that dies leaves the store as it was or complete."
+        ),
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    run.add_argument(
+        "--source",
+        metavar="URL",
+        help="LiteLLM's PostgreSQL database as a SQLAlchemy URL, e.g. "
+        "postgresql://user:password@host:5432/litellm "
+        "(default: env LITELLM_DATABASE_URL, then DATABASE_URL)",
+    )
+    run.add_argument(
+        "--store", metavar="DIR", help="the store directory (default: env USAGE_STORE, then ./data)"
+    )
+    run.add_argument("--config", metavar="FILE", help="TOML configuration file (default: env USAGE_CONFIG)")
+    run.add_argument(
+        "--full-refresh",
+        action="store_true",
+        help="re-read the whole source with the current configuration and rewrite the rows it "
+        "still has; rows LiteLLM has since deleted stay in the store",
+    )
+    run.add_argument("--quiet", action="store_true", help="print nothing but warnings and errors")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(format="etl: %(levelname)s: %(message)s", level=logging.INFO, stream=sys.stderr)
+    try:
+        if args.command == "run":
+            return _run(args)
+    except EtlError as exc:
+        log.error("%s", exc)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        log.error("interrupted; the store is unchanged or complete, and the next run resumes")
+        return 130
+    return 2
+
+
+def _run(args: argparse.Namespace) -> int:
+    config = load_config(args.config, source=args.source, store=args.store)
+    show_progress = not args.quiet and sys.stderr.isatty()
+    summary = run_etl(
+        config,
+        full_refresh=args.full_refresh,
+        progress=(lambda text: print(text, file=sys.stderr, flush=True)) if show_progress else None,
+    )
+    if summary.note and not args.quiet:
+        log.info("%s", summary.note)
+    if not args.quiet:
+        print(summary.line(), flush=True)
+    return 0

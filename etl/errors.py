@@ -1,0 +1,45 @@
+"""The few errors the ETL reports, each with its exit code and a message that says what to do."""
+
+from __future__ import annotations
+
+
+class EtlError(Exception):
+    """An error a person can act on; `exit_code` is what `python -m etl` exits with."""
+
+    exit_code = 1
+
+
+class ConfigError(EtlError):
+    """Bad command line or configuration file."""
+
+    exit_code = 2
+
+
+class StoreCorrupt(EtlError):
+    """A store file the ETL must read (state.json) cannot be read."""
+
+    exit_code = 65
+
+
+class SourceTableMissing(EtlError):
+    """The database has no LiteLLM spend-log table: probably the wrong database."""
+
+    exit_code = 66
+
+
+class SourceUnreachable(EtlError):
+    """The LiteLLM database could not be reached."""
+
+    exit_code = 69
+
+
+class StoreNotWritable(EtlError):
+    """The store directory cannot be created or written."""
+
+    exit_code = 73
+
+
+class RunInProgress(EtlError):
+    """Another ETL run holds the store's lock; this run did nothing."""
+
+    exit_code = 75

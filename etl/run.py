@@ -1,0 +1,330 @@
+"""One ETL run: lock the store, read what is new, stage it, fold it in, move the bookmark.
+
+Order matters for crash safety: day files are replaced (atomically, durably) before the
+bookmark moves, so a run killed anywhere is repeated by the next one from the old
+bookmark, and request_ids already stored are skipped.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import fcntl
+import gc
+import logging
+import os
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import psycopg
+import pyarrow as pa
+import pyarrow.compute as pc
+from sqlalchemy.engine import URL
+
+from etl import extract, load
+from etl.config import Config
+from etl.errors import ConfigError, EtlError, RunInProgress, StoreNotWritable
+from etl.failpoints import failpoint
+from etl.files import remove_leftovers
+from etl.state import State, read_state, write_state
+from etl.store import KEYS_FILE, LOCK_FILE, USERS_FILE
+from etl.transform import NOISE_REASONS, Rules, transform
+
+log = logging.getLogger("etl")
+
+DEFAULT_OVERLAP_MINUTES = {"created_at": 10.0, "startTime": 120.0}
+PROGRESS_EVERY_S = 2.0
+
+
+@dataclass
+class RunSummary:
+    run_id: str
+    mode: str = "incremental"  # incremental | full_refresh
+    cursor_column: str | None = None
+    cursor_from: dt.datetime | None = None
+    cursor_to: dt.datetime | None = None
+    rows_read: int = 0
+    rows_written: int = 0
+    duplicates_skipped: int = 0
+    dropped: dict[str, int] = field(default_factory=lambda: dict.fromkeys(NOISE_REASONS, 0))
+    malformed: int = 0
+    malformed_examples: list[str] = field(default_factory=list)
+    days_written: int = 0
+    seconds: float = 0.0
+    note: str | None = None  # why the whole source was read, when it was
+
+    def line(self) -> str:
+        """The one-line summary a person reads at the end of a run."""
+        skipped = "replaced" if self.mode == "full_refresh" else "duplicates skipped"
+        text = (
+            f"{self.mode.replace('_', ' ')} run: {self.rows_read:,} rows read, "
+            f"{self.rows_written:,} written, {self.duplicates_skipped:,} {skipped}, noise dropped: "
+            f"{self.dropped['master_key']:,} master key, {self.dropped['health_check']:,} health check, "
+            f"{self.dropped['rule']:,} by rule; {self.malformed:,} malformed; {self.seconds:.1f} s"
+        )
+        return text
+
+
+def run_etl(
+    config: Config,
+    *,
+    full_refresh: bool = False,
+    progress: Callable[[str], None] | None = None,
+) -> RunSummary:
+    """Run the ETL once against `config.source.url`, writing `config.store`."""
+    if not config.source.url:
+        raise ConfigError(
+            "no LiteLLM database given: pass --source postgresql://user:password@host:5432/litellm "
+            "or set LITELLM_DATABASE_URL (or DATABASE_URL, as LiteLLM does)"
+        )
+    url = extract.parse_source_url(config.source.url)
+    _ensure_writable(config.store)
+    with _store_lock(config.store):
+        return _Run(config, url, full_refresh, progress).execute()
+
+
+class _Run:
+    """One run under the store's lock; its steps share the summary they fill in."""
+
+    def __init__(
+        self, config: Config, url: URL, full_refresh: bool, progress: Callable[[str], None] | None
+    ) -> None:
+        self.config = config
+        self.url = url
+        self.store = config.store
+        self.full_refresh = full_refresh
+        self.progress = progress
+        self.started = dt.datetime.now(dt.UTC)
+        self.summary = RunSummary(run_id=f"{self.started:%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:8]}")
+        self.staging = load.Staging(self.store, self.summary.run_id)
+
+    def execute(self) -> RunSummary:
+        clock = time.monotonic()
+        summary = self.summary
+        load.remove_staging(self.store)
+        remove_leftovers(self.store)
+        try:
+            new_state = self._extract_and_stage(read_state(self.store))
+            self._merge()
+            write_state(self.store, new_state)
+            failpoint("state-written")
+        except BaseException as exc:
+            summary.seconds = time.monotonic() - clock
+            self._record("failed", _error_text(exc))
+            raise
+        finally:
+            self.staging.remove()
+        summary.seconds = time.monotonic() - clock
+        self._record("ok", None)
+        if summary.malformed:
+            log.warning(
+                "%d row(s) had malformed values (kept, with defaults); first: %s",
+                summary.malformed,
+                "; ".join(summary.malformed_examples),
+            )
+        return summary
+
+    def _extract_and_stage(self, state: State) -> State:
+        settings = self.config.source
+        summary = self.summary
+        rules = Rules.from_config(self.config)
+        fingerprint = extract.source_fingerprint(self.url)
+        with extract.connect(self.url) as conn:
+            # one snapshot for spend logs, keys and users alike
+            conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+            info = extract.inspect_source(conn, self.url.database or "?")
+            cursor = _cursor_column(settings.cursor, info)
+            summary.cursor_column = cursor
+            window = self._plan(state, fingerprint, cursor, info)
+            if summary.mode == "full_refresh" and not state.full_refresh_pending:
+                # If this run dies, the next one must finish the refresh, not go incremental.
+                write_state(self.store, replace(state, full_refresh_pending=True))
+            summary.cursor_from = window.cursor_from if window else None
+            # the old bookmark only counts for the same database and cursor column
+            same = state.source == fingerprint and state.cursor_column == cursor
+            cursor_max, start_max = (state.cursor, state.start_max) if same else (None, None)
+            expected = info.estimated_rows if window is None else 0
+            last_report = time.monotonic()
+            gc_was_enabled = gc.isenabled()
+            gc.disable()  # millions of short-lived tuples: collection passes cost, never help
+            try:
+                for raw in extract.read_spend_logs(conn, info, window, settings.chunk_rows):
+                    summary.rows_read += raw.num_rows
+                    cursor_max = _max(
+                        cursor_max, raw["created_at" if cursor == "created_at" else "start_time"]
+                    )
+                    start_max = _max(start_max, raw["start_time"])
+                    out = transform(raw, rules, self.started)
+                    self.staging.add(out.table, out.dropped_rows if summary.mode == "full_refresh" else None)
+                    failpoint("chunk-staged")
+                    for reason, n in out.dropped.items():
+                        summary.dropped[reason] += n
+                    summary.malformed += out.malformed
+                    summary.malformed_examples = (summary.malformed_examples + out.malformed_examples)[:5]
+                    if self.progress and time.monotonic() - last_report >= PROGRESS_EVERY_S:
+                        last_report = time.monotonic()
+                        self.progress(_progress_text(summary.rows_read, expected, self.started))
+            finally:
+                if gc_was_enabled:
+                    gc.enable()
+            keys = extract.read_keys(conn, self.started)
+            users = extract.read_users(conn, self.started)
+        load.write_snapshot(self.store / KEYS_FILE, keys)
+        load.write_snapshot(self.store / USERS_FILE, users)
+        failpoint("snapshots-written")
+        summary.cursor_to = cursor_max
+        return State(source=fingerprint, cursor_column=cursor, cursor=cursor_max, start_max=start_max)
+
+    def _merge(self) -> None:
+        full = self.summary.mode == "full_refresh"
+        for day in self.staging.days():
+            merged = load.merge_day(
+                self.store, day, self.staging.kept(day), replace=self.staging.seen(day) if full else None
+            )
+            self.summary.rows_written += merged.written
+            self.summary.duplicates_skipped += merged.already_stored
+            self.summary.days_written += 1 if merged.written or full else 0
+            failpoint("day-merged")
+
+    def _plan(
+        self, state: State, fingerprint: str, cursor: str, info: extract.SourceInfo
+    ) -> extract.Window | None:
+        """Which rows to read; None means the whole table."""
+        summary = self.summary
+        if self.full_refresh or state.full_refresh_pending:
+            summary.mode = "full_refresh"
+            if state.full_refresh_pending and not self.full_refresh:
+                summary.note = "finishing a full refresh that an earlier run began"
+            return None
+        if state.cursor is None:
+            summary.note = "first run on this store: reading the whole table"
+            return None
+        if state.source != fingerprint:
+            summary.note = (
+                f"the store's bookmark belongs to {state.source}, not {fingerprint}: reading the "
+                "whole table once (rows already stored are skipped)"
+            )
+            return None
+        if state.cursor_column != cursor:
+            summary.note = (
+                f"the cursor changed from {state.cursor_column} to {cursor}: reading the whole "
+                "table once (rows already stored are skipped)"
+            )
+            return None
+        settings = self.config.source
+        overlap = settings.overlap_minutes
+        if overlap is None:
+            overlap = DEFAULT_OVERLAP_MINUTES[cursor]
+        cursor_from = state.cursor - dt.timedelta(minutes=overlap)
+        start_floor = None
+        if (
+            cursor == "created_at"
+            and not info.created_at_indexed
+            and settings.max_lateness_hours > 0
+            and state.start_max is not None
+        ):
+            # created_at has no index: bound startTime too, so PostgreSQL reads the recent
+            # part of its startTime index instead of the whole table.
+            start_floor = state.start_max - dt.timedelta(hours=settings.max_lateness_hours, minutes=overlap)
+        return extract.Window(cursor=cursor, cursor_from=cursor_from, start_floor=start_floor)
+
+    def _record(self, status: str, error: str | None) -> None:
+        summary = self.summary
+        record = {
+            "run_id": summary.run_id,
+            "started_at": self.started,
+            "finished_at": dt.datetime.now(dt.UTC),
+            "status": status,
+            "mode": summary.mode,
+            "cursor_column": summary.cursor_column,
+            "rows_read": summary.rows_read,
+            "rows_written": summary.rows_written,
+            "duplicates_skipped": summary.duplicates_skipped,
+            "dropped_master_key": summary.dropped["master_key"],
+            "dropped_health_check": summary.dropped["health_check"],
+            "dropped_by_rule": summary.dropped["rule"],
+            "rows_malformed": summary.malformed,
+            "error": error,
+            # created_at holds the database server's clock (UTC unless its TimeZone says
+            # otherwise); these two columns inform, the bookmark itself lives in state.json
+            "cursor_from": _utc(summary.cursor_from),
+            "cursor_to": _utc(summary.cursor_to),
+        }
+        try:
+            load.append_run(self.store, record)
+        except Exception as exc:  # the run's own outcome matters more than its record
+            log.error("could not record the run in etl_runs.parquet: %s", exc)
+
+
+def _cursor_column(choice: str, info: extract.SourceInfo) -> str:
+    if choice == "created_at" and not info.has_created_at:
+        raise ConfigError(
+            "source.cursor is created_at, but this LiteLLM database has no created_at column "
+            '(LiteLLM < 1.99): set cursor = "auto" or "startTime"'
+        )
+    if choice == "auto":
+        return "created_at" if info.has_created_at else "startTime"
+    return choice
+
+
+def _max(current: dt.datetime | None, column: pa.ChunkedArray) -> dt.datetime | None:
+    value = pc.max(column).as_py()
+    if value is None:
+        return current
+    return value if current is None or value > current else current
+
+
+def _progress_text(rows: int, expected: int, started: dt.datetime) -> str:
+    elapsed = max((dt.datetime.now(dt.UTC) - started).total_seconds(), 1e-6)
+    share = f" of ~{expected:,} ({min(rows / expected, 1):.0%})" if expected > rows // 2 else ""
+    return f"extracting: {rows:,} rows read{share}, {rows / elapsed:,.0f} rows/s"
+
+
+def _utc(value: dt.datetime | None) -> dt.datetime | None:
+    return value.replace(tzinfo=dt.UTC) if value is not None else None
+
+
+def _error_text(exc: BaseException) -> str:
+    if isinstance(exc, KeyboardInterrupt):
+        return "interrupted"
+    if isinstance(exc, EtlError):
+        return str(exc)
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _ensure_writable(store: Path) -> None:
+    try:
+        store.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StoreNotWritable(f"cannot create the store directory {store}: {exc.strerror}") from None
+    if not store.is_dir() or not os.access(store, os.W_OK | os.X_OK):
+        raise StoreNotWritable(
+            f"the store directory {store} is not writable by this user; "
+            "check --store (or USAGE_STORE) and its permissions"
+        )
+
+
+@contextmanager
+def _store_lock(store: Path) -> Iterator[None]:
+    path = store / LOCK_FILE
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise StoreNotWritable(f"cannot open the lock file {path}: {exc.strerror}") from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "unknown"
+            raise RunInProgress(
+                f"another ETL run (pid {holder}) is writing the store {store}; this run did nothing. "
+                "It will catch up on the next scheduled run."
+            ) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        yield
+    finally:
+        os.close(fd)  # releases the lock

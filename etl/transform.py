@@ -1,0 +1,397 @@
+"""Transform: raw spend-log rows in, typed store rows out. Pure: no I/O, no clock.
+
+Applies the store contract (`../shared/design/store.md`): which source field wins for each
+column, the noise rules, and the node and client rules. A value that cannot be made sense
+of (text where a count belongs, a count beyond its total, metadata that is not an object)
+never stops the run and never drops the row: the column falls back to its default and
+the row is counted as malformed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from etl.config import ClientRule, Config, NodeRule, NoiseRules
+from etl.extract import RAW_SCHEMA
+from etl.store import REQUESTS_SCHEMA, UTC_TS
+
+HEALTH_CHECK = "litellm-internal-health-check"
+HEALTH_CHECK_SHA256 = "2ee659761968def976c7905217d96fa6e765f300dfb066f6c73fd3c279b3435a"
+MASTER_KEY_LITERAL = "litellm_proxy_master_key"
+MASTER_KEY_USER = "default_user_id"
+USER_AGENT_TAG = "User-Agent: "
+UNKNOWN = "unknown"
+
+# First match wins; case-insensitive substring of the user agent.
+DEFAULT_CLIENT_RULES: tuple[ClientRule, ...] = (
+    ClientRule("OpenCode", ("opencode",)),
+    ClientRule("Hermes", ("hermes",)),
+    ClientRule("Claude Code", ("claude-cli", "claude-code")),
+    ClientRule("Cline", ("cline",)),
+    ClientRule("Roo Code", ("roo-code", "roocode")),
+    ClientRule("aider", ("aider",)),
+    ClientRule("Continue", ("continue",)),
+    ClientRule("Open WebUI", ("open-webui",)),
+    ClientRule("LiteLLM SDK", ("litellm",)),
+    ClientRule("OpenAI Python SDK", ("openai/python",)),
+    ClientRule("OpenAI JS SDK", ("openai/js",)),
+    ClientRule("curl", ("curl/",)),
+    ClientRule("Python HTTP", ("python-requests", "python-httpx", "aiohttp")),
+)
+
+NOISE_REASONS = ("health_check", "master_key", "rule")
+
+_COUNT_TEXT = re.compile(r"^\s*-?\d+(\.\d+)?([eE][+-]?\d+)?\s*$").pattern
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Everything the transform needs from the configuration."""
+
+    noise: NoiseRules = field(default_factory=NoiseRules)
+    nodes: tuple[NodeRule, ...] = ()
+    clients: tuple[ClientRule, ...] = ()
+
+    @classmethod
+    def from_config(cls, config: Config) -> Rules:
+        return cls(noise=config.noise, nodes=config.nodes, clients=config.clients)
+
+    def client_for(self, user_agent: str | None) -> str:
+        if not user_agent or not user_agent.strip():
+            return UNKNOWN
+        lowered = user_agent.lower()
+        for rule in self.clients + DEFAULT_CLIENT_RULES:
+            if any(needle in lowered for needle in rule.contains):
+                return rule.name
+        product = user_agent.strip().split("/", 1)[0].strip()
+        return product[:64] or UNKNOWN
+
+    def node_for(self, api_base: str | None, model_id: str | None) -> str:
+        address = host_port(api_base) if api_base else None
+        if address is not None:
+            for rule in self.nodes:
+                if any(host_port(b) == address for b in rule.api_bases):
+                    return rule.name
+        if model_id:
+            for rule in self.nodes:
+                if model_id in rule.model_ids:
+                    return rule.name
+        return address or UNKNOWN
+
+
+def host_port(url: str) -> str | None:
+    """`host:port` as written (`host` alone when there is no port); None for no host.
+
+    One node's api_base comes as http://h:8000/v1, .../v1/ or .../v1/chat/completions:
+    matching on host and port, not on the whole URL, makes them one node.
+    """
+    text = url.strip()
+    if not text:
+        return None
+    parts = urlsplit(text if "://" in text else "//" + text)
+    host = (parts.hostname or "").lower()
+    if not host:
+        return None
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    if ":" in host:  # IPv6 literal
+        host = f"[{host}]"
+    return f"{host}:{port}" if port is not None else host
+
+
+@dataclass
+class Transformed:
+    """One batch's store rows, and what was left out or repaired on the way."""
+
+    table: pa.Table
+    dropped: dict[str, int]
+    dropped_rows: pa.Table  # request_id, date of the rows dropped as noise
+    malformed: int
+    malformed_examples: list[str]
+
+
+def transform(raw: pa.Table, rules: Rules, ingested_at: dt.datetime) -> Transformed:
+    """Apply the store contract to a `RAW_SCHEMA` table."""
+    if raw.schema != RAW_SCHEMA:
+        raise TypeError("transform() takes a table in extract.RAW_SCHEMA")
+    n = raw.num_rows
+    col = raw.column
+    bad = _Malformed(n, col("request_id"))
+
+    api_key = _nonempty(col("api_key"))
+    key_alias = _nonempty(col("md_key_alias"))
+    user_id = pc.coalesce(_nonempty(col("md_user_id")), _nonempty(col("user")))
+    team_raw = _nonempty(col("team_id"))
+    md_team = _nonempty(col("md_team_id"))
+    team_id = pc.coalesce(team_raw, md_team)
+    end_user = _nonempty(col("end_user"))
+    key_label = pc.if_else(
+        pc.is_null(api_key),
+        pa.scalar(UNKNOWN),
+        pc.binary_join_element_wise("key:", pc.utf8_slice_codeunits(api_key, 0, 8), ""),
+    )
+    user = pc.coalesce(user_id, key_alias, end_user, key_label)
+
+    bad.mark(
+        pc.and_(pc.is_valid(col("metadata_type")), pc.not_equal(col("metadata_type"), "object")), "metadata"
+    )
+    bad.mark(pc.not_equal(col("request_tags_type"), "array"), "request_tags")
+    request_tags = pc.if_else(
+        pc.is_null(col("request_tags")), pa.scalar([], pa.list_(pa.string())), col("request_tags")
+    )
+    request_tags = _drop_null_elements(request_tags)
+
+    # noise: health checks, then the master key, then the configured rules
+    noise = rules.noise
+    health = _any(
+        pc.is_in(api_key, pa.array([HEALTH_CHECK, HEALTH_CHECK_SHA256])),
+        pc.equal(team_raw, HEALTH_CHECK),
+        pc.equal(md_team, HEALTH_CHECK),
+        _has_tag(request_tags, {HEALTH_CHECK}),
+        _has_tag(col("md_tags"), {HEALTH_CHECK}),
+    )
+    master = _any(
+        pc.equal(api_key, MASTER_KEY_LITERAL),
+        pc.is_in(api_key, pa.array(sorted(noise.master_key_hashes), pa.string())),
+        pc.equal(user_id, MASTER_KEY_USER),
+    )
+    by_rule = _any(
+        pc.is_in(key_alias, pa.array(sorted(noise.key_aliases), pa.string())),
+        pc.is_in(user_id, pa.array(sorted(noise.users), pa.string())),
+        pc.is_in(user, pa.array(sorted(noise.users), pa.string())),
+        _has_tag(request_tags, noise.tags),
+    )
+    is_health = health
+    is_master = pc.and_not(master, is_health)
+    is_rule = pc.and_not(by_rule, pc.or_(is_health, is_master))
+    dropped = {
+        "health_check": _count(is_health),
+        "master_key": _count(is_master),
+        "rule": _count(is_rule),
+    }
+    keep = pc.invert(_any(is_health, is_master, is_rule))
+
+    # tokens
+    prompt = pc.fill_null(col("prompt_tokens"), 0)
+    completion = pc.fill_null(col("completion_tokens"), 0)
+    total = pc.fill_null(col("total_tokens"), 0)
+    cached_uo = bad.count(col("md_cached_uo"), "cached_tokens")
+    cached_auv = bad.count(col("md_cached_auv"), "cached_tokens")
+    cache_read = bad.count(col("md_cache_read_auv"), "cache_read_input_tokens")
+    cache_read = pc.if_else(pc.greater(cache_read, 0), cache_read, pa.scalar(None, pa.int64()))
+    cached = pc.coalesce(cached_uo, cached_auv, cache_read, pa.scalar(0, pa.int64()))
+    cache_creation = pc.coalesce(
+        bad.count(col("md_cache_creation_uo"), "cache_creation_input_tokens"),
+        bad.count(col("md_cache_creation_auv"), "cache_creation_input_tokens"),
+        pa.scalar(0, pa.int64()),
+    )
+    reasoning = pc.coalesce(
+        bad.count(col("md_reasoning_uo"), "reasoning_tokens"),
+        bad.count(col("md_reasoning_auv"), "reasoning_tokens"),
+        pa.scalar(0, pa.int64()),
+    )
+    # cached tokens are part of the prompt, reasoning tokens part of the completion
+    bad.mark(pc.greater(cached, prompt), "cached_tokens")
+    cached = pc.min_element_wise(cached, prompt)
+    bad.mark(pc.greater(reasoning, completion), "reasoning_tokens")
+    reasoning = pc.min_element_wise(reasoning, completion)
+
+    # status
+    status_raw = pc.coalesce(_nonempty(col("status")), _nonempty(col("md_status")))
+    status_raw = pc.utf8_lower(status_raw)
+    error_class = _nonempty(col("md_error_class"))
+    known = pc.is_in(status_raw, pa.array(["success", "failure"]))
+    bad.mark(pc.and_(pc.is_valid(status_raw), pc.invert(known)), "status")
+    failed = pc.if_else(
+        known, pc.equal(status_raw, "failure"), pc.and_(pc.is_valid(status_raw), pc.is_valid(error_class))
+    )
+    status = pc.if_else(pc.fill_null(failed, False), pa.scalar("failure"), pa.scalar("success"))
+
+    # times (LiteLLM stores naive UTC)
+    start = col("start_time").cast(UTC_TS)
+    end = col("end_time").cast(UTC_TS)
+    first_token = col("completion_start_time").cast(UTC_TS)
+    elapsed = pc.milliseconds_between(col("start_time"), col("end_time"))
+    duration = pc.coalesce(col("request_duration_ms"), elapsed)
+    bad.mark(pc.less(duration, 0), "duration")
+    duration = pc.fill_null(pc.max_element_wise(duration, 0), 0)
+
+    # where and how
+    api_base = _nonempty(pc.utf8_rtrim(col("api_base"), characters="/"))
+    model = pc.fill_null(col("model"), "")
+    model_group = pc.coalesce(_nonempty(col("model_group")), model)
+    model_id = _nonempty(col("model_id"))
+    user_agent = pc.coalesce(_nonempty(col("md_user_agent")), _longest_user_agent_tag(request_tags))
+    client = _map_unique(user_agent, rules.client_for)
+    node = _node_column(api_base, model_id, rules)
+
+    table = pa.table(
+        {
+            "request_id": col("request_id"),
+            "start_time": start,
+            "end_time": end,
+            "completion_start_time": first_token,
+            "date": col("start_time").cast(pa.date32()),
+            "api_key_hash": pc.fill_null(col("api_key"), ""),
+            "key_alias": key_alias,
+            "user_id": user_id,
+            "team_id": team_id,
+            "end_user": end_user,
+            "user": user,
+            "model": model,
+            "model_group": model_group,
+            "model_id": model_id,
+            "provider": _nonempty(col("custom_llm_provider")),
+            "api_base": api_base,
+            "node": node,
+            "user_agent": user_agent,
+            "client": client,
+            "call_type": pc.fill_null(col("call_type"), ""),
+            "status": status,
+            "error_class": error_class,
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": total,
+            "cached_tokens": cached,
+            "cache_creation_tokens": cache_creation,
+            "reasoning_tokens": reasoning,
+            "spend": pc.fill_null(col("spend"), 0.0),
+            "cache_hit": pc.fill_null(pc.equal(pc.utf8_lower(col("cache_hit")), "true"), False),
+            "session_id": _nonempty(col("session_id")),
+            "request_tags": request_tags,
+            "duration_ms": duration,
+            "ingested_at": pa.repeat(pa.scalar(ingested_at, UTC_TS), n),
+        },
+        schema=REQUESTS_SCHEMA,
+    )
+    kept = table.filter(keep)
+    bad_kept = pc.and_(bad.rows, keep)
+    return Transformed(
+        table=kept,
+        dropped=dropped,
+        dropped_rows=table.select(["request_id", "date"]).filter(pc.invert(keep)),
+        malformed=_count(bad_kept),
+        malformed_examples=bad.examples(bad_kept),
+    )
+
+
+class _Malformed:
+    """Which rows carry a value that had to be repaired, and why (for the report)."""
+
+    def __init__(self, n: int, request_ids: pa.ChunkedArray) -> None:
+        self.rows = pa.array([False] * n, pa.bool_())
+        self._request_ids = request_ids
+        self._reasons: list[tuple[str, pa.Array]] = []
+
+    def mark(self, mask: pa.Array | pa.ChunkedArray, reason: str) -> None:
+        mask = pc.fill_null(mask, False)
+        if pc.any(mask).as_py():
+            self.rows = pc.or_(self.rows, mask)
+            self._reasons.append((reason, mask))
+
+    def count(self, text: pa.ChunkedArray, reason: str) -> pa.Array:
+        """A non-negative whole number from JSON text; anything else is NULL and marked."""
+        looks_numeric = pc.match_substring_regex(text, _COUNT_TEXT)
+        as_float = pc.cast(pc.if_else(looks_numeric, text, pa.scalar(None, pa.string())), pa.float64())
+        whole = pc.and_(pc.greater_equal(as_float, 0), pc.equal(pc.floor(as_float), as_float))
+        whole = pc.and_(whole, pc.less(as_float, 2.0**62))
+        self.mark(pc.and_(pc.is_valid(text), pc.invert(pc.fill_null(whole, False))), reason)
+        return pc.cast(pc.if_else(whole, as_float, pa.scalar(None, pa.float64())), pa.int64())
+
+    def examples(self, rows: pa.Array, limit: int = 5) -> list[str]:
+        out: list[str] = []
+        for i in pc.indices_nonzero(rows).to_pylist()[:limit]:
+            reasons = sorted({r for r, m in self._reasons if m[i].as_py()})
+            out.append(f"{self._request_ids[i].as_py()} ({', '.join(reasons)})")
+        return out
+
+
+def _nonempty(arr: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """LiteLLM writes "" for many missing values: make them NULL."""
+    return pc.if_else(pc.equal(arr, ""), pa.scalar(None, arr.type), arr)
+
+
+def _any(*masks: pa.Array | pa.ChunkedArray) -> pa.Array:
+    out = pc.fill_null(masks[0], False)
+    for m in masks[1:]:
+        out = pc.or_(out, pc.fill_null(m, False))
+    return out
+
+
+def _count(mask: pa.Array | pa.ChunkedArray) -> int:
+    return int(pc.sum(pc.cast(mask, pa.int64())).as_py() or 0)
+
+
+def _flat(tags: pa.ChunkedArray | pa.Array) -> tuple[pa.Array, pa.Array]:
+    tags = tags.combine_chunks() if isinstance(tags, pa.ChunkedArray) else tags
+    return pc.list_flatten(tags), pc.list_parent_indices(tags)
+
+
+def _has_tag(tags: pa.ChunkedArray | pa.Array, wanted: Iterable[str]) -> pa.Array:
+    n = len(tags)
+    wanted = sorted(wanted)
+    if not wanted or n == 0:
+        return pa.array([False] * n, pa.bool_())
+    flat, parents = _flat(tags)
+    hits = pc.unique(parents.filter(pc.fill_null(pc.is_in(flat, pa.array(wanted)), False)))
+    return pc.is_in(pa.array(range(n), pa.int64()), pc.cast(hits, pa.int64()))
+
+
+def _drop_null_elements(tags: pa.ChunkedArray | pa.Array) -> pa.Array:
+    tags = tags.combine_chunks() if isinstance(tags, pa.ChunkedArray) else tags
+    flat = pc.list_flatten(tags)
+    if flat.null_count == 0:
+        return tags
+    rows = tags.to_pylist()
+    return pa.array([[t for t in r if t is not None] for r in rows], pa.list_(pa.string()))
+
+
+def _longest_user_agent_tag(tags: pa.Array) -> pa.Array:
+    """The longest "User-Agent: ..." tag without its prefix: LiteLLM adds the product
+    ("User-Agent: claude-cli") and the full string ("User-Agent: claude-cli/2.0.14 (...)")."""
+    flat, parents = _flat(tags)
+    is_ua = pc.fill_null(pc.starts_with(flat, USER_AGENT_TAG), False)
+    values = pc.utf8_slice_codeunits(flat.filter(is_ua), len(USER_AGENT_TAG))
+    found = pa.table(
+        {
+            "owner": pc.cast(parents.filter(is_ua), pa.int64()),
+            "value": values,
+            "length": pc.utf8_length(values),
+        }
+    ).sort_by([("owner", "ascending"), ("length", "descending")])
+    # sorted by owner, longest first: keep the first row of each owner
+    first = pc.fill_null(pc.not_equal(pc.pairwise_diff(found["owner"].combine_chunks()), 0), True)
+    best = found.filter(first)
+    at = pc.index_in(pa.array(range(len(tags)), pa.int64()), value_set=best["owner"].combine_chunks())
+    return _nonempty(pc.take(best["value"].combine_chunks(), at))
+
+
+def _map_unique(arr: pa.Array | pa.ChunkedArray, fn: Callable[[str | None], str]) -> pa.Array:
+    """`fn` over each distinct value once: user agents and api_bases repeat a lot."""
+    uniques = pc.unique(arr)
+    mapped = pa.array([fn(v) for v in uniques.to_pylist()], pa.string())
+    return pc.take(mapped, pc.index_in(arr, value_set=uniques, skip_nulls=False))
+
+
+_ABSENT = "\x01"
+
+
+def _node_column(api_base: pa.Array, model_id: pa.Array, rules: Rules) -> pa.Array:
+    key = pc.binary_join_element_wise(
+        pc.fill_null(api_base, _ABSENT), pc.fill_null(model_id, _ABSENT), "\x00"
+    )
+
+    def node(k: str | None) -> str:
+        base, _, mid = (k or "").partition("\x00")
+        return rules.node_for(None if base == _ABSENT else base, None if mid == _ABSENT else mid)
+
+    return _map_unique(key, node)

@@ -1,0 +1,105 @@
+"""`python -m etl` as cron and a person use it: defaults, messages, exit codes, secrets."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests import storeview
+from tests.litellm_db import LiteLLMDatabase, iter_sample_rows
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def cli(*args: str, env: dict[str, str] | None = None, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("LITELLM_", "DATABASE_URL", "USAGE_"))}
+    base["PYTHONPATH"] = str(REPO)
+    return subprocess.run(
+        [sys.executable, "-m", "etl", *args],
+        cwd=cwd,
+        env={**base, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_help_explains_the_commands_and_exit_codes() -> None:
+    top = cli("--help")
+    run = cli("run", "--help")
+    assert top.returncode == 0 and run.returncode == 0
+    assert "run" in top.stdout and "75" in top.stdout
+    for flag in ("--source", "--store", "--config", "--full-refresh", "LITELLM_DATABASE_URL", "USAGE_STORE"):
+        assert flag in run.stdout
+
+
+def test_source_and_store_from_the_environment_and_a_summary_line(
+    litellm: LiteLLMDatabase, tmp_path: Path
+) -> None:
+    litellm.insert_spend_logs(iter_sample_rows())
+    # DATABASE_URL as LiteLLM's own config holds it: Prisma's postgres:// with its options
+    prisma_url = litellm.url.replace("postgresql://", "postgres://") + "?schema=public&connection_limit=5"
+    result = cli("run", env={"DATABASE_URL": prisma_url}, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "12 rows read, 8 written, 0 duplicates skipped" in result.stdout
+    assert "2 master key, 2 health check, 0 by rule" in result.stdout
+    assert storeview.requests(tmp_path / "data").num_rows == 8  # ./data by default
+    other = tmp_path / "elsewhere"
+    result = cli("run", env={"LITELLM_DATABASE_URL": litellm.url, "USAGE_STORE": str(other)}, cwd=tmp_path)
+    assert result.returncode == 0 and storeview.requests(other).num_rows == 8
+
+
+def test_an_unreachable_database(tmp_path: Path) -> None:
+    result = cli(
+        "run", "--source", "postgresql://lab:hunter2@127.0.0.1:1/litellm", "--store", str(tmp_path / "s")
+    )
+    assert result.returncode == 69
+    assert "cannot connect to the LiteLLM database postgresql://lab:***@127.0.0.1:1/litellm" in result.stderr
+    assert "hunter2" not in result.stderr + result.stdout
+    runs = storeview.runs(tmp_path / "s")
+    assert runs[0]["status"] == "failed" and "hunter2" not in (runs[0]["error"] or "")
+
+
+def test_the_wrong_database(litellm: LiteLLMDatabase, tmp_path: Path) -> None:
+    wrong = litellm.url.rsplit("/", 1)[0] + "/postgres"
+    result = cli("run", "--source", wrong, "--store", str(tmp_path / "s"))
+    assert result.returncode == 66
+    assert "no table LiteLLM_SpendLogs in database postgres" in result.stderr
+
+
+def test_a_store_that_cannot_be_written(litellm: LiteLLMDatabase, tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    result = cli("run", "--source", litellm.url, "--store", str(blocker / "store"))
+    assert result.returncode == 73
+    assert "cannot create the store directory" in result.stderr
+
+
+def test_no_source_configured(tmp_path: Path) -> None:
+    result = cli("run", "--store", str(tmp_path / "s"))
+    assert result.returncode == 2
+    assert "LITELLM_DATABASE_URL" in result.stderr
+    assert not (tmp_path / "s" / "requests").exists()
+
+
+def test_a_source_that_is_not_postgresql(tmp_path: Path) -> None:
+    result = cli("run", "--source", "mysql://root@localhost/litellm", "--store", str(tmp_path / "s"))
+    assert result.returncode == 2 and "must be a PostgreSQL URL" in result.stderr
+
+
+def test_secrets_appear_nowhere(litellm: LiteLLMDatabase, tmp_path: Path) -> None:
+    """The database password and the master key: not in the output, not in the store."""
+    litellm.insert_spend_logs(iter_sample_rows())
+    url = litellm.url.replace("postgres@", "postgres:s3cret-db-pass@")  # trust auth ignores it
+    store = tmp_path / "store"
+    result = cli(
+        "run", "--source", url, "--store", str(store), env={"LITELLM_MASTER_KEY": "sk-master-s3cret"}
+    )
+    assert result.returncode == 0, result.stderr
+    everything = result.stdout + result.stderr
+    stored = b"".join(p.read_bytes() for p in store.rglob("*") if p.is_file())
+    for secret in ("s3cret-db-pass", "sk-master-s3cret"):
+        assert secret not in everything and secret.encode() not in stored
