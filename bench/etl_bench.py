@@ -44,6 +44,9 @@ def prepare(rows: int, reuse: bool) -> str:
         exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
         if exists and reuse:
             with psycopg.connect(url_for(name)) as db:
+                # drop the rows an earlier benchmark added for its last incremental run
+                db.execute('DELETE FROM "LiteLLM_SpendLogs" WHERE request_id > %s', [f"bench-{rows:010d}"])
+                db.commit()
                 have = db.execute('SELECT count(*) FROM "LiteLLM_SpendLogs"').fetchone()
             if have and have[0] == rows:
                 print(f"reusing {name} ({rows:,} rows)", file=sys.stderr)

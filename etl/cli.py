@@ -18,10 +18,11 @@ exit codes:
   0   the run finished; the store is up to date with the source
   1   unexpected error (a bug: please report it with the message)
   2   bad command line or configuration file
-  65  a store file (state.json) is unreadable; the message says how to recover
+  65  a store file is unreadable or from another version; the message says what to do
   66  the database has no LiteLLM_SpendLogs table (wrong database?)
   69  the database cannot be reached
   73  the store directory cannot be created or written
+  77  the database refused a read (the user lacks SELECT on LiteLLM's tables)
   75  another run is writing the same store; this one did nothing
 """
 

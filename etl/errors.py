@@ -39,6 +39,12 @@ class StoreNotWritable(EtlError):
     exit_code = 73
 
 
+class SourceRefused(EtlError):
+    """The database refused a query: the user lacks a privilege, or a timeout hit."""
+
+    exit_code = 77
+
+
 class RunInProgress(EtlError):
     """Another ETL run holds the store's lock; this run did nothing."""
 

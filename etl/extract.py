@@ -20,6 +20,7 @@ from typing import Any
 import psycopg
 import pyarrow as pa
 from psycopg import sql
+from psycopg.conninfo import make_conninfo
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
 
@@ -110,6 +111,7 @@ class Window:
 
     cursor: str  # "created_at" | "startTime"
     cursor_from: dt.datetime | None = None
+    cursor_to: dt.datetime | None = None
     start_floor: dt.datetime | None = None
 
 
@@ -133,12 +135,20 @@ def parse_source_url(url: str) -> URL:
             f"--source must be a PostgreSQL URL (postgresql:// or postgresql+psycopg://), "
             f"not {parsed.drivername}://"
         )
+    if parsed.host and "@" in parsed.host:
+        # an unencoded "@" in the password: part of it would be taken for the host
+        raise ConfigError(
+            "--source has an unencoded '@' (in the password?): write it as %40, "
+            "e.g. postgresql://user:p%40ss@host:5432/litellm"
+        )
     return parsed
 
 
 def describe_source(url: URL) -> str:
-    """The URL without its password, fit for logs and messages."""
-    return url.set(drivername="postgresql").render_as_string(hide_password=True)
+    """user@host:port/database: no password, no query options (which may carry one)."""
+    user = f"{url.username}@" if url.username else ""
+    port = f":{url.port}" if url.port else ""
+    return f"postgresql://{user}{url.host or 'localhost'}{port}/{url.database or ''}"
 
 
 def source_fingerprint(url: URL) -> str:
@@ -146,27 +156,42 @@ def source_fingerprint(url: URL) -> str:
     return f"{url.host or 'localhost'}:{url.port or 5432}/{url.database or ''}"
 
 
+# A FETCH that takes this long means something is stuck; so does a silent network.
+STATEMENT_TIMEOUT_MS = 10 * 60 * 1000
+_SESSION = {
+    "connect_timeout": "10",
+    "application_name": "litellm-usage-etl",
+    "keepalives": "1",
+    "keepalives_idle": "30",
+    "keepalives_interval": "10",
+    "keepalives_count": "3",
+    "tcp_user_timeout": "60000",
+}
+
+
 def connect(url: URL) -> psycopg.Connection[Any]:
-    """A read-only connection to the LiteLLM database."""
-    query = dict(url.query)
-    schema = query.pop("schema", None)
-    for key in _PRISMA_ONLY:
-        query.pop(key, None)
-    query.setdefault("connect_timeout", "10")
-    query.setdefault("application_name", "litellm-usage-etl")
-    if schema:
-        query["options"] = f"-csearch_path={schema}"
-    conninfo = url.set(drivername="postgresql", query=query).render_as_string(hide_password=False)
+    """A read-only connection to the LiteLLM database that gives up instead of hanging."""
+    query = {k: v if isinstance(v, str) else v[-1] for k, v in url.query.items() if k not in _PRISMA_ONLY}
+    options = [query.pop("options")] if "options" in query else []
+    options.append(f"-c statement_timeout={STATEMENT_TIMEOUT_MS}")
+    if schema := query.pop("schema", None):
+        options.append(f"-c search_path={schema}")
+    base = url.set(drivername="postgresql", query={}).render_as_string(hide_password=False)
+    conninfo = make_conninfo(base, **{**_SESSION, **query, "options": " ".join(options)})
     try:
         conn = psycopg.connect(conninfo)
     except psycopg.Error as exc:
-        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise SourceUnreachable(
-            f"cannot connect to the LiteLLM database {describe_source(url)}: {reason}. "
+            f"cannot connect to the LiteLLM database {describe_source(url)}: {first_line(exc)}. "
             "Is PostgreSQL running, and is --source (or LITELLM_DATABASE_URL) right?"
         ) from None
     conn.read_only = True
     return conn
+
+
+def first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def inspect_source(conn: psycopg.Connection[Any], database: str) -> SourceInfo:
@@ -240,6 +265,9 @@ def spend_logs_query(info: SourceInfo, window: Window | None) -> tuple[sql.Compo
     if window is not None and window.cursor_from is not None:
         conditions.append(sql.SQL("s.{} >= %(cursor_from)s").format(sql.Identifier(window.cursor)))
         params["cursor_from"] = window.cursor_from
+    if window is not None and window.cursor_to is not None:
+        conditions.append(sql.SQL("s.{} <= %(cursor_to)s").format(sql.Identifier(window.cursor)))
+        params["cursor_to"] = window.cursor_to
     if window is not None and window.start_floor is not None:
         conditions.append(sql.SQL('s."startTime" >= %(start_floor)s'))
         params["start_floor"] = window.start_floor
@@ -259,14 +287,15 @@ def read_spend_logs(
 
     PostgreSQL computes a chunk only when asked for it, and most of its work here is
     de-toasting metadata. A helper thread therefore asks for chunk k+1 while the caller
-    converts and transforms chunk k, so both cores work. Two chunks at most are held.
+    converts and transforms chunk k, so both cores work. At most three chunks are held:
+    one being fetched, one fetched, one with the caller.
     """
     if conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE:
         conn.execute("BEGIN")  # a cursor lives in a transaction
     query, params = spend_logs_query(info, window)
     conn.execute(sql.SQL("DECLARE {} NO SCROLL CURSOR FOR {}").format(_CURSOR, query), params)
     fetch = sql.SQL("FETCH FORWARD {} FROM {}").format(sql.Literal(chunk_rows), _CURSOR)
-    free: queue.Queue[psycopg.Cursor[Any]] = queue.Queue()
+    free: queue.Queue[Any] = queue.Queue()  # cursors, or _DONE to stop the helper
     for _ in range(2):
         free.put(conn.cursor(binary=True))
     ready: queue.Queue[Any] = queue.Queue()
@@ -276,7 +305,7 @@ def read_spend_logs(
         try:
             while not stop.is_set():
                 cur = free.get()
-                if stop.is_set():
+                if cur is _DONE:
                     break
                 cur.execute(fetch)
                 if cur.rowcount <= 0:
@@ -297,7 +326,7 @@ def read_spend_logs(
             yield table
     finally:
         stop.set()
-        free.put(conn.cursor())  # wake a producer waiting for a cursor
+        free.put(_DONE)  # wake a helper waiting for a cursor; never touch a dead connection
         worker.join()
     conn.execute(sql.SQL("CLOSE {}").format(_CURSOR))
 

@@ -22,7 +22,7 @@ def tmp_path(final: Path) -> Path:
 
 def atomic_replace(final: Path, write: Callable[[Path], object]) -> None:
     """Call `write(tmp)`, make the file durable, then rename it over `final`."""
-    final.parent.mkdir(parents=True, exist_ok=True)
+    make_dirs(final.parent)
     tmp = tmp_path(final)
     try:
         write(tmp)
@@ -40,6 +40,18 @@ def atomic_write_bytes(final: Path, data: bytes) -> None:
 
 def atomic_write_table(final: Path, table: pa.Table) -> None:
     atomic_replace(final, lambda tmp: pq.write_table(table, tmp, **PARQUET_OPTIONS))
+
+
+def make_dirs(path: Path) -> None:
+    """mkdir -p, with every new directory's entry made durable in its parent: a day
+    directory must survive a power cut as surely as the bookmark that counts on it."""
+    missing = []
+    while not path.exists():
+        missing.append(path)
+        path = path.parent
+    for folder in reversed(missing):
+        folder.mkdir(exist_ok=True)
+        fsync_dir(folder.parent)
 
 
 def fsync_dir(path: Path) -> None:

@@ -52,23 +52,20 @@ class Staging:
                 part = part.drop_columns(["date"]) if name == "kept" else part.select(["request_id"])
                 folder = self.root / day.isoformat()
                 folder.mkdir(parents=True, exist_ok=True)
-                pq.write_table(part, folder / f"{name}-{self._parts:06d}.parquet", compression="none")
+                pq.write_table(part, folder / f"{name}-{self._parts:06d}.parquet", compression="lz4")
 
     def days(self) -> list[dt.date]:
         if not self.root.is_dir():
             return []
         return sorted(dt.date.fromisoformat(p.name) for p in self.root.iterdir() if p.is_dir())
 
-    def kept(self, day: dt.date) -> pa.Table:
-        files = sorted((self.root / day.isoformat()).glob("kept-*.parquet"))
-        if not files:
-            return REQUESTS_FILE_SCHEMA.empty_table()
-        return pa.concat_tables(pq.read_table(f, schema=REQUESTS_FILE_SCHEMA) for f in files)
+    def kept(self, day: dt.date) -> list[Path]:
+        """The day's staged store rows, one file per extracted chunk, in reading order."""
+        return sorted((self.root / day.isoformat()).glob("kept-*.parquet"))
 
     def seen(self, day: dt.date) -> pa.Array:
-        files = sorted((self.root / day.isoformat()).glob("seen-*.parquet"))
-        ids = [pq.read_table(f)["request_id"] for f in files]
-        return pa.chunked_array(ids, pa.string()).combine_chunks() if ids else pa.array([], pa.string())
+        """request_ids of the day's rows dropped as noise (full refresh only)."""
+        return _ids(sorted((self.root / day.isoformat()).glob("seen-*.parquet")))
 
     def remove(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
@@ -87,58 +84,76 @@ class DayMerge:
     already_stored: int  # incremental: duplicates skipped; full refresh: stored rows replaced
 
 
-def merge_day(store: Path, day: dt.date, new: pa.Table, replace: pa.Array | None = None) -> DayMerge:
-    """Fold `new` rows into the day's file.
+def merge_day(store: Path, day: dt.date, staged: list[Path], replace: pa.Array | None = None) -> DayMerge:
+    """Fold a day's staged files into the day's store file, streaming: memory holds the
+    day's request_ids and one staged chunk, never the whole day.
 
     Incremental (`replace` is None): rows whose request_id the day already holds are
     skipped; the first copy stays. Full refresh: stored rows whose request_id was read
-    again (`new`'s ids and `replace`) are replaced by the fresh version or, if that is
-    now noise, removed; rows the source no longer has are kept.
+    again (staged, or in `replace`: read but now noise) give way to the fresh version or
+    go; stored rows the source no longer has are kept.
     """
     path = day_file(store, day)
-    new = _first_per_id(new)
-    existing = pq.ParquetFile(path) if path.exists() else None
+    existing = _open_day(path)
     try:
         if existing is not None and existing.schema_arrow != REQUESTS_FILE_SCHEMA:
             raise StoreCorrupt(
                 f"{path} does not have the columns this version writes; "
                 "build a new store with --full-refresh into an empty --store directory"
             )
-        stored_ids = existing.read(columns=["request_id"])["request_id"] if existing else None
+        stored = (
+            _ids([])
+            if existing is None
+            else existing.read(columns=["request_id"])["request_id"].combine_chunks()
+        )
+        new_ids = _ids(staged)
+        # first copy of each request_id among this run's rows for the day (a partitioned
+        # spend-log table keys on request_id and startTime, so the source may repeat one)
+        keep = _first_copies(new_ids)
         if replace is None:
-            already = 0
-            if stored_ids is not None:
-                dup = pc.is_in(new["request_id"], value_set=stored_ids)
-                already = _count(dup)
-                new = new.filter(pc.invert(dup))
-            if new.num_rows == 0:
+            keep = pc.and_(keep, pc.invert(pc.is_in(new_ids, value_set=stored)))
+            drop = None
+            written = _count(keep)
+            already = len(new_ids) - written
+            if written == 0:
                 return DayMerge(written=0, already_stored=already)
-            drop_ids = None
         else:
-            drop_ids = pa.chunked_array([new["request_id"].combine_chunks(), replace]).combine_chunks()
-            already = _count(pc.is_in(stored_ids, value_set=drop_ids)) if stored_ids is not None else 0
-
-        new = new.sort_by("start_time")
+            drop = pa.concat_arrays([new_ids, replace])
+            written = _count(keep)
+            already = _count(pc.is_in(stored, value_set=new_ids))
+            if existing is None and written == 0:
+                return DayMerge(written=0, already_stored=0)  # a day of noise only: no file
 
         def write(tmp: Path) -> None:
             with pq.ParquetWriter(tmp, REQUESTS_FILE_SCHEMA, **PARQUET_OPTIONS) as writer:
                 groups = _RowGroups(writer)
                 if existing is not None:
                     for batch in existing.iter_batches(batch_size=ROW_GROUP_ROWS):
-                        stored = pa.Table.from_batches([batch], REQUESTS_FILE_SCHEMA)
-                        if drop_ids is not None:
-                            stored = stored.filter(
-                                pc.invert(pc.is_in(stored["request_id"], value_set=drop_ids))
-                            )
-                        groups.add(stored)
-                groups.add(new)
+                        groups.add(_without(pa.Table.from_batches([batch], REQUESTS_FILE_SCHEMA), drop))
+                offset = 0
+                for file in staged:
+                    table = pq.read_table(file, schema=REQUESTS_FILE_SCHEMA)
+                    groups.add(table.filter(keep.slice(offset, table.num_rows)))
+                    offset += table.num_rows
                 groups.flush()
 
         atomic_replace(path, write)
-        return DayMerge(written=new.num_rows, already_stored=already)
+        return DayMerge(written=written, already_stored=already)
     finally:
         if existing is not None:
             existing.close()
+
+
+def _open_day(path: Path) -> pq.ParquetFile | None:
+    if not path.exists():
+        return None
+    try:
+        return pq.ParquetFile(path)
+    except (OSError, pa.ArrowException) as exc:
+        raise StoreCorrupt(
+            f"{path} is damaged ({exc}). Move it out of the store and run with --full-refresh to "
+            "rebuild the day from LiteLLM (requests LiteLLM has deleted since are lost with it)"
+        ) from None
 
 
 def write_snapshot(path: Path, table: pa.Table) -> None:
@@ -181,13 +196,24 @@ class _RowGroups:
             self._pending, self._rows = [], 0
 
 
-def _first_per_id(table: pa.Table) -> pa.Table:
-    if table.num_rows == pc.count_distinct(table["request_id"]).as_py():
+def _ids(files: list[Path]) -> pa.Array:
+    columns = [pq.read_table(f, columns=["request_id"])["request_id"] for f in files]
+    return pa.chunked_array(columns, pa.string()).combine_chunks()
+
+
+def _first_copies(ids: pa.Array) -> pa.Array:
+    """True at the first occurrence of each value."""
+    positions = pa.array(range(len(ids)), pa.int64())
+    firsts = (
+        pa.table({"id": ids, "at": positions}).group_by("id", use_threads=False).aggregate([("at", "min")])
+    )
+    return pc.is_in(positions, value_set=firsts["at_min"])
+
+
+def _without(table: pa.Table, ids: pa.Array | pa.ChunkedArray | None) -> pa.Table:
+    if ids is None or len(ids) == 0:
         return table
-    indexed = table.append_column("_row", pa.array(range(table.num_rows), pa.int64()))
-    first = indexed.group_by("request_id", use_threads=False).aggregate([("_row", "min")])
-    rows = first["_row_min"]
-    return table.take(pc.take(rows, pc.sort_indices(rows)))
+    return table.filter(pc.invert(pc.is_in(table["request_id"], value_set=ids)))
 
 
 def _count(mask: pa.Array | pa.ChunkedArray) -> int:

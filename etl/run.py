@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pyarrow as pa
@@ -26,7 +27,14 @@ from sqlalchemy.engine import URL
 
 from etl import extract, load
 from etl.config import Config
-from etl.errors import ConfigError, EtlError, RunInProgress, StoreNotWritable
+from etl.errors import (
+    ConfigError,
+    EtlError,
+    RunInProgress,
+    SourceRefused,
+    SourceUnreachable,
+    StoreNotWritable,
+)
 from etl.failpoints import failpoint
 from etl.files import remove_leftovers
 from etl.state import State, read_state, write_state
@@ -36,6 +44,7 @@ from etl.transform import NOISE_REASONS, Rules, transform
 log = logging.getLogger("etl")
 
 DEFAULT_OVERLAP_MINUTES = {"created_at": 10.0, "startTime": 120.0}
+FUTURE_TOLERANCE = dt.timedelta(minutes=2)
 PROGRESS_EVERY_S = 2.0
 
 
@@ -128,53 +137,77 @@ class _Run:
         return summary
 
     def _extract_and_stage(self, state: State) -> State:
+        try:
+            with extract.connect(self.url) as conn:
+                # one snapshot for spend logs, keys and users alike
+                conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+                new_state = self._stage_spend_logs(conn, state)
+                keys = extract.read_keys(conn, self.started)
+                users = extract.read_users(conn, self.started)
+        except psycopg.errors.InsufficientPrivilege as exc:
+            raise SourceRefused(
+                f"the LiteLLM database refused a read: {extract.first_line(exc)}. The ETL's database "
+                'user needs SELECT on "LiteLLM_SpendLogs", "LiteLLM_VerificationToken", '
+                '"LiteLLM_UserTable" and "LiteLLM_BudgetTable"'
+            ) from None
+        except psycopg.errors.QueryCanceled as exc:
+            raise SourceRefused(f"the LiteLLM database cancelled a read: {extract.first_line(exc)}") from None
+        except psycopg.OperationalError as exc:
+            raise SourceUnreachable(
+                f"lost the connection to the LiteLLM database {extract.describe_source(self.url)}: "
+                f"{extract.first_line(exc)}. Nothing was changed; the next run starts over."
+            ) from None
+        load.write_snapshot(self.store / KEYS_FILE, keys)
+        load.write_snapshot(self.store / USERS_FILE, users)
+        failpoint("snapshots-written")
+        return new_state
+
+    def _stage_spend_logs(self, conn: psycopg.Connection[Any], state: State) -> State:
         settings = self.config.source
         summary = self.summary
         rules = Rules.from_config(self.config)
         fingerprint = extract.source_fingerprint(self.url)
-        with extract.connect(self.url) as conn:
-            # one snapshot for spend logs, keys and users alike
-            conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
-            info = extract.inspect_source(conn, self.url.database or "?")
-            cursor = _cursor_column(settings.cursor, info)
-            summary.cursor_column = cursor
-            window = self._plan(state, fingerprint, cursor, info)
-            if summary.mode == "full_refresh" and not state.full_refresh_pending:
-                # If this run dies, the next one must finish the refresh, not go incremental.
-                write_state(self.store, replace(state, full_refresh_pending=True))
-            summary.cursor_from = window.cursor_from if window else None
-            # the old bookmark only counts for the same database and cursor column
-            same = state.source == fingerprint and state.cursor_column == cursor
-            cursor_max, start_max = (state.cursor, state.start_max) if same else (None, None)
-            expected = info.estimated_rows if window is None else 0
-            last_report = time.monotonic()
-            gc_was_enabled = gc.isenabled()
-            gc.disable()  # millions of short-lived tuples: collection passes cost, never help
-            try:
-                for raw in extract.read_spend_logs(conn, info, window, settings.chunk_rows):
-                    summary.rows_read += raw.num_rows
-                    cursor_max = _max(
-                        cursor_max, raw["created_at" if cursor == "created_at" else "start_time"]
-                    )
-                    start_max = _max(start_max, raw["start_time"])
-                    out = transform(raw, rules, self.started)
-                    self.staging.add(out.table, out.dropped_rows if summary.mode == "full_refresh" else None)
-                    failpoint("chunk-staged")
-                    for reason, n in out.dropped.items():
-                        summary.dropped[reason] += n
-                    summary.malformed += out.malformed
-                    summary.malformed_examples = (summary.malformed_examples + out.malformed_examples)[:5]
-                    if self.progress and time.monotonic() - last_report >= PROGRESS_EVERY_S:
-                        last_report = time.monotonic()
-                        self.progress(_progress_text(summary.rows_read, expected, self.started))
-            finally:
-                if gc_was_enabled:
-                    gc.enable()
-            keys = extract.read_keys(conn, self.started)
-            users = extract.read_users(conn, self.started)
-        load.write_snapshot(self.store / KEYS_FILE, keys)
-        load.write_snapshot(self.store / USERS_FILE, users)
-        failpoint("snapshots-written")
+        info = extract.inspect_source(conn, self.url.database or "?")
+        cursor = _cursor_column(settings.cursor, info)
+        summary.cursor_column = cursor
+        # Nothing copied may move the bookmark past the database's own clock: a row from a
+        # fast clock (or created_at backfilled in the server's local time) waits its turn.
+        ceiling = _db_now_utc(conn) + FUTURE_TOLERANCE
+        window = self._plan(state, fingerprint, cursor, info, ceiling)
+        if summary.mode == "full_refresh" and not state.full_refresh_pending:
+            # If this run dies, the next one must finish the refresh, not go incremental.
+            write_state(self.store, replace(state, full_refresh_pending=True))
+        summary.cursor_from = window.cursor_from if window else None
+        # the old bookmark only counts for the same database and cursor column
+        same = state.source == fingerprint and state.cursor_column == cursor
+        cursor_max, start_max = (state.cursor, state.start_max) if same else (None, None)
+        # Noise and repairs are counted once: rows at or behind the bookmark were counted by
+        # the run that first read them (the overlap re-reads them every time).
+        counted_after = state.cursor if same and window is not None else None
+        cursor_field = "created_at" if cursor == "created_at" else "start_time"
+        expected = info.estimated_rows if window is None else 0
+        last_report = time.monotonic()
+        gc_was_enabled = gc.isenabled()
+        gc.disable()  # millions of short-lived tuples: collection passes cost, never help
+        try:
+            for raw in extract.read_spend_logs(conn, info, window, settings.chunk_rows):
+                summary.rows_read += raw.num_rows
+                cursor_max = _max(cursor_max, raw[cursor_field], ceiling)
+                start_max = _max(start_max, raw["start_time"], ceiling)
+                count = None if counted_after is None else pc.greater(raw[cursor_field], counted_after)
+                out = transform(raw, rules, self.started, count=count)
+                self.staging.add(out.table, out.dropped_rows if summary.mode == "full_refresh" else None)
+                failpoint("chunk-staged")
+                for reason, n in out.dropped.items():
+                    summary.dropped[reason] += n
+                summary.malformed += out.malformed
+                summary.malformed_examples = (summary.malformed_examples + out.malformed_examples)[:5]
+                if self.progress and time.monotonic() - last_report >= PROGRESS_EVERY_S:
+                    last_report = time.monotonic()
+                    self.progress(_progress_text(summary.rows_read, expected, self.started))
+        finally:
+            if gc_was_enabled:
+                gc.enable()
         summary.cursor_to = cursor_max
         return State(source=fingerprint, cursor_column=cursor, cursor=cursor_max, start_max=start_max)
 
@@ -190,7 +223,7 @@ class _Run:
             failpoint("day-merged")
 
     def _plan(
-        self, state: State, fingerprint: str, cursor: str, info: extract.SourceInfo
+        self, state: State, fingerprint: str, cursor: str, info: extract.SourceInfo, ceiling: dt.datetime
     ) -> extract.Window | None:
         """Which rows to read; None means the whole table."""
         summary = self.summary
@@ -229,7 +262,9 @@ class _Run:
             # created_at has no index: bound startTime too, so PostgreSQL reads the recent
             # part of its startTime index instead of the whole table.
             start_floor = state.start_max - dt.timedelta(hours=settings.max_lateness_hours, minutes=overlap)
-        return extract.Window(cursor=cursor, cursor_from=cursor_from, start_floor=start_floor)
+        return extract.Window(
+            cursor=cursor, cursor_from=cursor_from, cursor_to=ceiling, start_floor=start_floor
+        )
 
     def _record(self, status: str, error: str | None) -> None:
         summary = self.summary
@@ -270,11 +305,19 @@ def _cursor_column(choice: str, info: extract.SourceInfo) -> str:
     return choice
 
 
-def _max(current: dt.datetime | None, column: pa.ChunkedArray) -> dt.datetime | None:
+def _max(current: dt.datetime | None, column: pa.ChunkedArray, ceiling: dt.datetime) -> dt.datetime | None:
     value = pc.max(column).as_py()
     if value is None:
         return current
+    value = min(value, ceiling)
     return value if current is None or value > current else current
+
+
+def _db_now_utc(conn: psycopg.Connection[Any]) -> dt.datetime:
+    row = conn.execute("SELECT (now() AT TIME ZONE 'UTC')::timestamp").fetchone()
+    assert row is not None
+    value: dt.datetime = row[0]
+    return value
 
 
 def _progress_text(rows: int, expected: int, started: dt.datetime) -> str:
@@ -318,13 +361,15 @@ def _store_lock(store: Path) -> Iterator[None]:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "unknown"
+            holder = os.pread(fd, 200, 0).decode(errors="replace").strip() or "unknown"
             raise RunInProgress(
-                f"another ETL run (pid {holder}) is writing the store {store}; this run did nothing. "
-                "It will catch up on the next scheduled run."
+                f"another ETL run ({holder}) is writing the store {store}; this run did nothing "
+                "and the next scheduled run catches up. If that run is stuck, stop its process."
             ) from None
         os.ftruncate(fd, 0)
-        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        os.pwrite(
+            fd, f"pid {os.getpid()}, started {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M:%S} UTC".encode(), 0
+        )
         yield
     finally:
         os.close(fd)  # releases the lock

@@ -1,4 +1,4 @@
-"""The store's layout and Arrow schemas: `../shared/design/store.md` written down as code.
+"""The store's layout and Arrow schemas: `docs/store.md` written down as code.
 
 Everything that reads or writes the store takes its paths and column types from here.
 """

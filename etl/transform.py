@@ -1,6 +1,6 @@
 """Transform: raw spend-log rows in, typed store rows out. Pure: no I/O, no clock.
 
-Applies the store contract (`../shared/design/store.md`): which source field wins for each
+Applies the store contract (`docs/store.md`): which source field wins for each
 column, the noise rules, and the node and client rules. A value that cannot be made sense
 of (text where a count belongs, a count beyond its total, metadata that is not an object)
 never stops the run and never drops the row: the column falls back to its default and
@@ -48,7 +48,8 @@ DEFAULT_CLIENT_RULES: tuple[ClientRule, ...] = (
 
 NOISE_REASONS = ("health_check", "master_key", "rule")
 
-_COUNT_TEXT = re.compile(r"^\s*-?\d+(\.\d+)?([eE][+-]?\d+)?\s*$").pattern
+# A JSON number as `#>>` prints it (whitespace is trimmed before matching).
+_COUNT_TEXT = re.compile(r"^-?\d+(\.\d+)?([eE][+-]?\d+)?$").pattern
 
 
 @dataclass(frozen=True)
@@ -87,7 +88,8 @@ class Rules:
 
 
 def host_port(url: str) -> str | None:
-    """`host:port` as written (`host` alone when there is no port); None for no host.
+    """`host:port` as written (`host` alone when there is no port); None for no host
+    or for text that is not a URL at all.
 
     One node's api_base comes as http://h:8000/v1, .../v1/ or .../v1/chat/completions:
     matching on host and port, not on the whole URL, makes them one node.
@@ -95,14 +97,14 @@ def host_port(url: str) -> str | None:
     text = url.strip()
     if not text:
         return None
-    parts = urlsplit(text if "://" in text else "//" + text)
-    host = (parts.hostname or "").lower()
+    try:
+        parts = urlsplit(text if "://" in text else "//" + text)
+        host = (parts.hostname or "").lower()
+        port = parts.port
+    except ValueError:  # "http://[10.0.0.5:8000/v1", a port of "80a", ...
+        return None
     if not host:
         return None
-    try:
-        port = parts.port
-    except ValueError:
-        port = None
     if ":" in host:  # IPv6 literal
         host = f"[{host}]"
     return f"{host}:{port}" if port is not None else host
@@ -119,8 +121,14 @@ class Transformed:
     malformed_examples: list[str]
 
 
-def transform(raw: pa.Table, rules: Rules, ingested_at: dt.datetime) -> Transformed:
-    """Apply the store contract to a `RAW_SCHEMA` table."""
+def transform(
+    raw: pa.Table, rules: Rules, ingested_at: dt.datetime, count: pa.Array | pa.ChunkedArray | None = None
+) -> Transformed:
+    """Apply the store contract to a `RAW_SCHEMA` table.
+
+    `count` marks the rows whose noise and repairs are counted (default: all); the ETL
+    leaves out rows an earlier run already counted.
+    """
     if raw.schema != RAW_SCHEMA:
         raise TypeError("transform() takes a table in extract.RAW_SCHEMA")
     n = raw.num_rows
@@ -173,10 +181,11 @@ def transform(raw: pa.Table, rules: Rules, ingested_at: dt.datetime) -> Transfor
     is_health = health
     is_master = pc.and_not(master, is_health)
     is_rule = pc.and_not(by_rule, pc.or_(is_health, is_master))
+    counted = pa.repeat(pa.scalar(True), n) if count is None else pc.fill_null(count, True)
     dropped = {
-        "health_check": _count(is_health),
-        "master_key": _count(is_master),
-        "rule": _count(is_rule),
+        "health_check": _count(pc.and_(is_health, counted)),
+        "master_key": _count(pc.and_(is_master, counted)),
+        "rule": _count(pc.and_(is_rule, counted)),
     }
     keep = pc.invert(_any(is_health, is_master, is_rule))
 
@@ -227,6 +236,8 @@ def transform(raw: pa.Table, rules: Rules, ingested_at: dt.datetime) -> Transfor
 
     # where and how
     api_base = _nonempty(pc.utf8_rtrim(col("api_base"), characters="/"))
+    unparseable = _map_unique(api_base, lambda v: "bad" if v and host_port(v) is None else "")
+    bad.mark(pc.equal(unparseable, "bad"), "api_base")
     model = pc.fill_null(col("model"), "")
     model_group = pc.coalesce(_nonempty(col("model_group")), model)
     model_id = _nonempty(col("model_id"))
@@ -274,7 +285,7 @@ def transform(raw: pa.Table, rules: Rules, ingested_at: dt.datetime) -> Transfor
         schema=REQUESTS_SCHEMA,
     )
     kept = table.filter(keep)
-    bad_kept = pc.and_(bad.rows, keep)
+    bad_kept = pc.and_(pc.and_(bad.rows, keep), counted)
     return Transformed(
         table=kept,
         dropped=dropped,
@@ -300,6 +311,7 @@ class _Malformed:
 
     def count(self, text: pa.ChunkedArray, reason: str) -> pa.Array:
         """A non-negative whole number from JSON text; anything else is NULL and marked."""
+        text = pc.utf8_trim_whitespace(text)
         looks_numeric = pc.match_substring_regex(text, _COUNT_TEXT)
         as_float = pc.cast(pc.if_else(looks_numeric, text, pa.scalar(None, pa.string())), pa.float64())
         whole = pc.and_(pc.greater_equal(as_float, 0), pc.equal(pc.floor(as_float), as_float))

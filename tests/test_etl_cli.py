@@ -57,7 +57,7 @@ def test_an_unreachable_database(tmp_path: Path) -> None:
         "run", "--source", "postgresql://lab:hunter2@127.0.0.1:1/litellm", "--store", str(tmp_path / "s")
     )
     assert result.returncode == 69
-    assert "cannot connect to the LiteLLM database postgresql://lab:***@127.0.0.1:1/litellm" in result.stderr
+    assert "cannot connect to the LiteLLM database postgresql://lab@127.0.0.1:1/litellm" in result.stderr
     assert "hunter2" not in result.stderr + result.stdout
     runs = storeview.runs(tmp_path / "s")
     assert runs[0]["status"] == "failed" and "hunter2" not in (runs[0]["error"] or "")
@@ -103,3 +103,60 @@ def test_secrets_appear_nowhere(litellm: LiteLLMDatabase, tmp_path: Path) -> Non
     stored = b"".join(p.read_bytes() for p in store.rglob("*") if p.is_file())
     for secret in ("s3cret-db-pass", "sk-master-s3cret"):
         assert secret not in everything and secret.encode() not in stored
+
+
+def test_passwords_in_url_options_or_unencoded_are_never_echoed(tmp_path: Path) -> None:
+    result = cli(
+        "run",
+        "--source",
+        "postgresql://lab@127.0.0.1:1/litellm?password=hunter2",
+        "--store",
+        str(tmp_path / "s"),
+    )
+    assert result.returncode == 69 and "hunter2" not in result.stderr
+    assert "postgresql://lab@127.0.0.1:1/litellm" in result.stderr
+    result = cli(
+        "run", "--source", "postgresql://lab:hunt@er2@127.0.0.1/litellm", "--store", str(tmp_path / "s")
+    )
+    assert result.returncode == 2 and "%40" in result.stderr and "er2" not in result.stderr
+
+
+def test_losing_the_database_mid_run_is_reported_as_such(litellm: LiteLLMDatabase, tmp_path: Path) -> None:
+    import time
+
+    from tests.litellm_db import spend_log
+
+    litellm.insert_spend_logs(spend_log() for _ in range(400))
+    store = tmp_path / "s"
+    (tmp_path / "small.toml").write_text("[source]\nchunk_rows = 100\n")
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "etl",
+            "run",
+            "--source",
+            litellm.url,
+            "--store",
+            str(store),
+            "--config",
+            str(tmp_path / "small.toml"),
+        ],
+        cwd=REPO,
+        env={**os.environ, "ETL_FAILPOINT": "chunk-staged#1=sleep:3"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(1.5)  # the run is asleep after its first chunk, its cursor open
+    killed = litellm.execute(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+        "WHERE application_name = 'litellm-usage-etl' AND datname = %s",
+        [litellm.name],
+    )
+    _, err = proc.communicate(timeout=60)
+    assert killed, "the ETL's connection was not found"
+    assert proc.returncode == 69, err
+    assert "lost the connection to the LiteLLM database" in err
+    assert not (store / "requests").exists()
+    assert storeview.runs(store)[-1]["status"] == "failed"

@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from etl.config import load_config
-from etl.errors import ConfigError
+from etl.errors import ConfigError, SourceRefused
 from etl.run import RunSummary, run_etl
 from etl.store import KEYS_FILE, RUNS_SCHEMA, STATE_FILE, USERS_FILE, day_file
 from tests import storeview
@@ -26,7 +26,8 @@ def etl(db: LiteLLMDatabase, store: Path, config_text: str | None = None, **kwar
     if config_text is not None:
         path = store.parent / "usage.toml"
         path.write_text(config_text, encoding="utf-8")
-    config = load_config(path, source=db.url, store=store, env=kwargs.pop("env", {}))
+    source = kwargs.pop("source_override", db.url)
+    config = load_config(path, source=source, store=store, env=kwargs.pop("env", {}))
     return run_etl(config, **kwargs)
 
 
@@ -334,3 +335,73 @@ def test_configuration_errors_say_what_is_wrong(tmp_path: Path, text: str, messa
     path.write_text(text, encoding="utf-8")
     with pytest.raises(ConfigError, match=message):
         load_config(path, env={})
+
+
+def test_a_long_load_reports_progress(
+    litellm: LiteLLMDatabase, store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    litellm.insert_spend_logs(spend_log(start=T0 + dt.timedelta(seconds=i)) for i in range(350))
+    litellm.execute('ANALYZE "LiteLLM_SpendLogs"')
+    monkeypatch.setattr("etl.run.PROGRESS_EVERY_S", 0.0)
+    lines: list[str] = []
+    etl(litellm, store, "[source]\nchunk_rows = 100\n", progress=lines.append)
+    assert [line.split(" rows read")[0] for line in lines] == [
+        "extracting: 100",
+        "extracting: 200",
+        "extracting: 300",
+        "extracting: 350",
+    ]
+    assert "of ~350 (29%)" in lines[0]
+
+
+def test_noise_and_repairs_are_counted_once_though_the_overlap_rereads_them(
+    litellm: LiteLLMDatabase, store: Path
+) -> None:
+    litellm.insert_spend_logs(
+        [
+            spend_log("health_check", start=T0, created_at=T0),
+            spend_log("master_key", start=T0, created_at=T0),
+            spend_log(start=T0, created_at=T0, metadata="not an object"),
+        ]
+    )
+    first = etl(litellm, store)
+    assert first.dropped == {"health_check": 1, "master_key": 1, "rule": 0} and first.malformed == 1
+    litellm.insert_spend_logs([spend_log("health_check", start=T0, created_at=T0 + dt.timedelta(minutes=1))])
+    second = etl(litellm, store)  # re-reads the first three (overlap) and reads one new
+    assert second.rows_read == 4
+    assert second.dropped == {"health_check": 1, "master_key": 0, "rule": 0} and second.malformed == 0
+
+
+def test_a_clock_ahead_cannot_push_the_bookmark_past_new_rows(litellm: LiteLLMDatabase, store: Path) -> None:
+    """created_at backfilled in the server's local time (UTC+9) or written by a proxy whose
+    clock runs fast must not hide the rows that follow."""
+    now = litellm.execute("SELECT (now() AT TIME ZONE 'UTC')::timestamp")[0][0]
+    ahead = spend_log(start=now - dt.timedelta(hours=1), created_at=now + dt.timedelta(hours=9))
+    litellm.insert_spend_logs([ahead])
+    etl(litellm, store)
+    bookmark = dt.datetime.fromisoformat(json.loads((store / STATE_FILE).read_text())["cursor"])
+    assert bookmark <= now + dt.timedelta(minutes=5)
+    fresh = spend_log(start=now, created_at=now + dt.timedelta(seconds=30))
+    litellm.insert_spend_logs([fresh])
+    summary = etl(litellm, store)
+    assert summary.rows_written == 1
+    assert {ahead["request_id"], fresh["request_id"]} <= set(storeview.rows(store))
+
+
+def test_a_read_only_database_user_is_enough_and_a_user_without_grants_is_told_what_to_grant(
+    litellm: LiteLLMDatabase, store: Path
+) -> None:
+    import uuid
+
+    litellm.insert_spend_logs(iter_sample_rows())
+    role = f"usage_reader_{uuid.uuid4().hex[:8]}"
+    litellm.execute(f"CREATE ROLE {role} LOGIN")
+    url = litellm.url.replace("postgres@", f"{role}@")
+    try:
+        with pytest.raises(SourceRefused, match="needs SELECT on"):
+            etl(litellm, store, env={}, source_override=url)
+        litellm.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA public TO {role}")
+        assert etl(litellm, store, source_override=url).rows_written == 8
+    finally:
+        litellm.execute(f"DROP OWNED BY {role}")
+        litellm.execute(f"DROP ROLE {role}")

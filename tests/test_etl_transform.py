@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 from typing import Any
 
 import pyarrow as pa
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from etl.config import ClientRule, NodeRule, NoiseRules, sha256_hex
-from etl.extract import table_from_rows
+from etl.extract import METADATA_TEXT, table_from_rows
 from etl.store import REQUESTS_SCHEMA
 from etl.transform import Rules, Transformed, host_port, transform
 from tests.litellm_db import iter_sample_rows, samples, spend_log
@@ -327,3 +330,66 @@ def test_host_port(url: str, address: str | None) -> None:
 def test_transform_rejects_tables_of_another_shape() -> None:
     with pytest.raises(TypeError):
         transform(pa.table({"request_id": ["x"]}), Rules(), NOW)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=6,
+)
+numberish = st.one_of(
+    json_values,
+    st.from_regex(r"\s*-?\d{1,6}(\.\d{1,3})?([eE][+-]?\d)?\s*", fullmatch=True),
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    values=st.fixed_dictionaries(dict.fromkeys(METADATA_TEXT, numberish)),
+    metadata_kind=st.sampled_from(["object", "string", "array", "null"]),
+    tags=st.one_of(st.none(), json_values, st.lists(st.one_of(st.none(), st.text(max_size=30)), max_size=4)),
+    api_base=st.one_of(
+        st.none(), st.text(max_size=30), st.sampled_from(["http://[10.0.0.5:8000/v1", "http://h:8a/v1"])
+    ),
+    status=st.one_of(st.none(), st.text(max_size=8)),
+    prompt=st.integers(min_value=0, max_value=10**6),
+    completion=st.integers(min_value=0, max_value=10**6),
+)
+def test_no_metadata_breaks_the_transform(
+    *,
+    values: dict[str, Any],
+    metadata_kind: str,
+    tags: Any,
+    api_base: str | None,
+    status: str | None,
+    prompt: int,
+    completion: int,
+) -> None:
+    """Whatever LiteLLM (or a bug in it) leaves in a row, the transform keeps or drops the
+    row, never raises, and what it keeps respects the store's invariants."""
+    metadata: Any = {}
+    for name, path in METADATA_TEXT.items():
+        node = metadata
+        for key in path[:-1]:
+            node = node.setdefault(key, {})
+        node[path[-1]] = values[name]
+    metadata = {"object": metadata, "string": json.dumps(metadata), "array": [metadata], "null": None}[
+        metadata_kind
+    ]
+    row = spend_log(
+        metadata=metadata,
+        request_tags=tags,
+        api_base=api_base,
+        status=status,
+        prompt_tokens=prompt,
+        completion_tokens=completion,
+    )
+    out = run([row])
+    assert out.table.schema == REQUESTS_SCHEMA
+    assert out.table.num_rows + sum(out.dropped.values()) == 1
+    for r in out.table.to_pylist():
+        assert 0 <= r["cached_tokens"] <= r["prompt_tokens"]
+        assert 0 <= r["reasoning_tokens"] <= r["completion_tokens"]
+        assert r["cache_creation_tokens"] >= 0 and r["duration_ms"] >= 0
+        assert r["status"] in ("success", "failure") and r["node"] and r["client"] and r["user"]
+        assert all(isinstance(t, str) for t in r["request_tags"])
