@@ -103,7 +103,8 @@ class SourceInfo:
 
 @dataclass(frozen=True)
 class Window:
-    """Which rows to read: all of them, or those at or after `cursor_from` on `cursor`.
+    """Which rows to read: those whose `cursor` column lies in [cursor_from, cursor_to]
+    (either end open when None).
 
     `start_floor` bounds startTime as well so that PostgreSQL can use its startTime
     index when created_at has none (created_at is never indexed by LiteLLM).

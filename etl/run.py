@@ -61,20 +61,18 @@ class RunSummary:
     dropped: dict[str, int] = field(default_factory=lambda: dict.fromkeys(NOISE_REASONS, 0))
     malformed: int = 0
     malformed_examples: list[str] = field(default_factory=list)
-    days_written: int = 0
     seconds: float = 0.0
     note: str | None = None  # why the whole source was read, when it was
 
     def line(self) -> str:
         """The one-line summary a person reads at the end of a run."""
         skipped = "replaced" if self.mode == "full_refresh" else "duplicates skipped"
-        text = (
+        return (
             f"{self.mode.replace('_', ' ')} run: {self.rows_read:,} rows read, "
             f"{self.rows_written:,} written, {self.duplicates_skipped:,} {skipped}, noise dropped: "
             f"{self.dropped['master_key']:,} master key, {self.dropped['health_check']:,} health check, "
             f"{self.dropped['rule']:,} by rule; {self.malformed:,} malformed; {self.seconds:.1f} s"
         )
-        return text
 
 
 def run_etl(
@@ -219,7 +217,6 @@ class _Run:
             )
             self.summary.rows_written += merged.written
             self.summary.duplicates_skipped += merged.already_stored
-            self.summary.days_written += 1 if merged.written or full else 0
             failpoint("day-merged")
 
     def _plan(
@@ -283,8 +280,7 @@ class _Run:
             "dropped_by_rule": summary.dropped["rule"],
             "rows_malformed": summary.malformed,
             "error": error,
-            # created_at holds the database server's clock (UTC unless its TimeZone says
-            # otherwise); these two columns inform, the bookmark itself lives in state.json
+            # the source's naive values, marked UTC; the bookmark itself lives in state.json
             "cursor_from": _utc(summary.cursor_from),
             "cursor_to": _utc(summary.cursor_to),
         }
