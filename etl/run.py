@@ -14,7 +14,7 @@ import logging
 import os
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -39,7 +39,7 @@ from etl.failpoints import failpoint
 from etl.files import remove_leftovers
 from etl.state import State, read_state, write_state
 from etl.store import KEYS_FILE, LOCK_FILE, USERS_FILE
-from etl.transform import NOISE_REASONS, Rules, transform
+from etl.transform import NOISE_REASONS, Rules, Transformed, transform
 
 log = logging.getLogger("etl")
 
@@ -90,17 +90,30 @@ def run_etl(
     url = extract.parse_source_url(config.source.url)
     _ensure_writable(config.store)
     with _store_lock(config.store):
-        return _Run(config, url, full_refresh, progress).execute()
+        run = _Run(config, full_refresh, progress)
+        return run.execute(lambda: run._extract_and_stage(url, read_state(config.store)))
+
+
+def ingest_rows(config: Config, rows: Iterable[Mapping[str, Any]], *, chunk_rows: int = 20_000) -> RunSummary:
+    """Fold LiteLLM-shaped rows from Python (the demo, tests) into `config.store` the way
+    a run does: same transform, same staging and merge, same etl_runs record. The
+    bookmark is not touched: these rows do not come from a database."""
+    _ensure_writable(config.store)
+    with _store_lock(config.store):
+        run = _Run(config, False, None)
+        return run.execute(lambda: run._stage_rows(rows, chunk_rows))
 
 
 class _Run:
     """One run under the store's lock; its steps share the summary they fill in."""
 
     def __init__(
-        self, config: Config, url: URL, full_refresh: bool, progress: Callable[[str], None] | None
+        self,
+        config: Config,
+        full_refresh: bool,
+        progress: Callable[[str], None] | None,
     ) -> None:
         self.config = config
-        self.url = url
         self.store = config.store
         self.full_refresh = full_refresh
         self.progress = progress
@@ -108,15 +121,17 @@ class _Run:
         self.summary = RunSummary(run_id=f"{self.started:%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:8]}")
         self.staging = load.Staging(self.store, self.summary.run_id)
 
-    def execute(self) -> RunSummary:
+    def execute(self, stage: Callable[[], State | None]) -> RunSummary:
+        """`stage` fills the staging area and returns the bookmark to keep (None: as is)."""
         clock = time.monotonic()
         summary = self.summary
         load.remove_staging(self.store)
         remove_leftovers(self.store)
         try:
-            new_state = self._extract_and_stage(read_state(self.store))
+            new_state = stage()
             self._merge()
-            write_state(self.store, new_state)
+            if new_state is not None:
+                write_state(self.store, new_state)
             failpoint("state-written")
         except BaseException as exc:
             summary.seconds = time.monotonic() - clock
@@ -134,12 +149,33 @@ class _Run:
             )
         return summary
 
-    def _extract_and_stage(self, state: State) -> State:
+    def _stage_rows(self, rows: Iterable[Mapping[str, Any]], chunk_rows: int) -> None:
+        rules = Rules.from_config(self.config)
+        batch: list[Mapping[str, Any]] = []
+        for row in [*rows, None]:
+            if row is not None:
+                batch.append(row)
+            if batch and (row is None or len(batch) >= chunk_rows):
+                raw = extract.table_from_rows(batch)
+                self.summary.rows_read += raw.num_rows
+                self._stage(transform(raw, rules, self.started))
+                batch = []
+
+    def _stage(self, out: Transformed) -> None:
+        summary = self.summary
+        self.staging.add(out.table, out.dropped_rows if summary.mode == "full_refresh" else None)
+        failpoint("chunk-staged")
+        for reason, n in out.dropped.items():
+            summary.dropped[reason] += n
+        summary.malformed += out.malformed
+        summary.malformed_examples = (summary.malformed_examples + out.malformed_examples)[:5]
+
+    def _extract_and_stage(self, url: URL, state: State) -> State:
         try:
-            with extract.connect(self.url) as conn:
+            with extract.connect(url) as conn:
                 # one snapshot for spend logs, keys and users alike
                 conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
-                new_state = self._stage_spend_logs(conn, state)
+                new_state = self._stage_spend_logs(conn, url, state)
                 keys = extract.read_keys(conn, self.started)
                 users = extract.read_users(conn, self.started)
         except psycopg.errors.InsufficientPrivilege as exc:
@@ -152,7 +188,7 @@ class _Run:
             raise SourceRefused(f"the LiteLLM database cancelled a read: {extract.first_line(exc)}") from None
         except psycopg.OperationalError as exc:
             raise SourceUnreachable(
-                f"lost the connection to the LiteLLM database {extract.describe_source(self.url)}: "
+                f"lost the connection to the LiteLLM database {extract.describe_source(url)}: "
                 f"{extract.first_line(exc)}. Nothing was changed; the next run starts over."
             ) from None
         load.write_snapshot(self.store / KEYS_FILE, keys)
@@ -160,12 +196,12 @@ class _Run:
         failpoint("snapshots-written")
         return new_state
 
-    def _stage_spend_logs(self, conn: psycopg.Connection[Any], state: State) -> State:
+    def _stage_spend_logs(self, conn: psycopg.Connection[Any], url: URL, state: State) -> State:
         settings = self.config.source
         summary = self.summary
         rules = Rules.from_config(self.config)
-        fingerprint = extract.source_fingerprint(self.url)
-        info = extract.inspect_source(conn, self.url.database or "?")
+        fingerprint = extract.source_fingerprint(url)
+        info = extract.inspect_source(conn, url.database or "?")
         cursor = _cursor_column(settings.cursor, info)
         summary.cursor_column = cursor
         # Nothing copied may move the bookmark past the database's own clock: a row from a
@@ -193,13 +229,7 @@ class _Run:
                 cursor_max = _max(cursor_max, raw[cursor_field], ceiling)
                 start_max = _max(start_max, raw["start_time"], ceiling)
                 count = None if counted_after is None else pc.greater(raw[cursor_field], counted_after)
-                out = transform(raw, rules, self.started, count=count)
-                self.staging.add(out.table, out.dropped_rows if summary.mode == "full_refresh" else None)
-                failpoint("chunk-staged")
-                for reason, n in out.dropped.items():
-                    summary.dropped[reason] += n
-                summary.malformed += out.malformed
-                summary.malformed_examples = (summary.malformed_examples + out.malformed_examples)[:5]
+                self._stage(transform(raw, rules, self.started, count=count))
                 if self.progress and time.monotonic() - last_report >= PROGRESS_EVERY_S:
                     last_report = time.monotonic()
                     self.progress(_progress_text(summary.rows_read, expected, self.started))

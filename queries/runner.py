@@ -1,39 +1,35 @@
-"""Run the named SQL files of this folder with DuckDB over the store; DataFrames out.
+"""Run the named SQL files of this folder over the store; DataFrames out.
 
-`run("store_status", store)` reads `store_status.sql`. Every query sees the store as
-views: `requests` (Hive-partitioned by UTC `date`), `etl_runs`, `keys`, `users`; a file
-that does not exist yet reads as an empty view of the right columns. Parameters are
-always bound, never formatted into the SQL.
+    reader = StoreReader(store)
+    reader.run("by_user", Filters.last(dt.timedelta(days=7)))
+
+Every query reads the views `scoped` (requests narrowed by the filters) and `buckets`
+(the display buckets of the range), plus the tables `facts`, `keys`, `users` and
+`etl_runs`, from an in-memory snapshot of the store (queries/snapshot.py) that is
+reloaded when the ETL changes the store. The filters are one session variable set on
+the query's own cursor; other parameters are bound by name. No SQL is ever formatted.
 """
 
 from __future__ import annotations
 
+import datetime as dt
+import threading
+import time
+from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import pandas as pd
-import pyarrow as pa
 
-from etl.store import (
-    DAY_FILE,
-    KEYS_FILE,
-    KEYS_SCHEMA,
-    REQUESTS_SCHEMA,
-    RUNS_FILE,
-    RUNS_SCHEMA,
-    USERS_FILE,
-    USERS_SCHEMA,
-    requests_dir,
-)
+from queries import snapshot
+from queries.filters import Filters
 
 QUERY_DIR = Path(__file__).parent
-_SNAPSHOTS: tuple[tuple[str, str, pa.Schema], ...] = (
-    ("etl_runs", RUNS_FILE, RUNS_SCHEMA),
-    ("keys", KEYS_FILE, KEYS_SCHEMA),
-    ("users", USERS_FILE, USERS_SCHEMA),
-)
+RECHECK_S = 2.0  # how often to look for a newer store
 
 
 class UnknownQuery(LookupError):
@@ -52,34 +48,112 @@ def load_sql(name: str) -> str:
     return path.read_text(encoding="utf-8")
 
 
-def connect(store: Path) -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB whose views show the store as it is now.
+@dataclass(frozen=True)
+class _Snapshot:
+    con: duckdb.DuckDBPyConnection
+    version: tuple[tuple[str, int, int], ...]
+    first: dt.datetime | None  # oldest and newest request start in the store
+    last: dt.datetime | None
 
-    The file list is taken once, here: the ETL only ever replaces whole files by atomic
-    rename, so every file this connection opens is complete.
-    """
-    con = duckdb.connect()
-    files = [str(p) for p in sorted(requests_dir(store).glob(f"date=*/{DAY_FILE}"))]
-    if files:
-        con.execute("SET VARIABLE requests_files = $files", {"files": files})
-        con.execute(
-            "CREATE VIEW requests AS FROM read_parquet(getvariable('requests_files'), "
-            "hive_partitioning = true, hive_types = {'date': DATE})"
+
+class StoreReader:
+    """Queries over one store, safe to share between threads (Streamlit sessions)."""
+
+    def __init__(self, store: Path) -> None:
+        self.store = store
+        self._lock = threading.Lock()
+        self._current: _Snapshot | None = None
+        self._checked = 0.0
+
+    def run(self, name: str, filters: Filters | None = None, **params: Any) -> pd.DataFrame:
+        """The result of `<name>.sql` under `filters` (default: the whole store)."""
+        sql = load_sql(name)
+        snap, cur = self._cursor()
+        try:
+            variable = self._resolve(filters or Filters(), snap).variable()
+            cur.execute("SET VARIABLE filters = $filters", {"filters": variable})
+            return cur.execute(sql, params or None).df()
+        finally:
+            cur.close()
+
+    def run_many(self, jobs: Mapping[str, tuple[str, Filters]]) -> dict[str, pd.DataFrame]:
+        """Several queries at once, on a small shared thread pool: each query leaves a
+        core idle part of the time, and the page needs all of them (measured: a page of
+        eight queries takes ~30 % less time on two cores than one after the other)."""
+        futures = {key: _pool().submit(self.run, name, filters) for key, (name, filters) in jobs.items()}
+        return {key: future.result() for key, future in futures.items()}
+
+    def compare(self, name: str, filters: Filters, **params: Any) -> pd.DataFrame:
+        """A one-row query for `filters` and for the period of equal length before it,
+        as two rows with `period` = "current" and "previous" (for the cards' deltas)."""
+        current = self.run(name, filters, **params).assign(period="current")
+        previous = self.run(name, filters.previous(), **params).assign(period="previous")
+        return pd.concat([current, previous], ignore_index=True)
+
+    def version(self) -> tuple[tuple[str, int, int], ...]:
+        """Identifies the store's content: a cache keyed on it is never stale."""
+        return self._snapshot().version
+
+    def _cursor(self) -> tuple[_Snapshot, duckdb.DuckDBPyConnection]:
+        snap = self._snapshot()
+        with self._lock:
+            return snap, snap.con.cursor()
+
+    def _snapshot(self) -> _Snapshot:
+        with self._lock:
+            now = time.monotonic()
+            if self._current is not None and now - self._checked < RECHECK_S:
+                return self._current
+            self._checked = now
+            found = snapshot.version(self.store)
+            if self._current is None or found != self._current.version:
+                self._current = self._load(found)
+            return self._current
+
+    def _load(self, found: tuple[tuple[str, int, int], ...]) -> _Snapshot:
+        con = snapshot.load(self.store)
+        row = con.execute("SELECT min(start_time), max(start_time) FROM facts").fetchone()
+        first, last = row if row else (None, None)
+        return _Snapshot(con=con, version=found, first=first, last=last)
+
+    @staticmethod
+    def _resolve(filters: Filters, snap: _Snapshot) -> Filters:
+        """Open range ends become the store's first and last request (or an empty day)."""
+        if filters.start is not None and filters.end is not None:
+            return filters
+        last = snap.last + dt.timedelta(microseconds=1) if snap.last else dt.datetime.now(dt.UTC)
+        first = snap.first or last - dt.timedelta(days=1)
+        return replace(
+            filters,
+            start=filters.start or first,
+            end=filters.end or max(last, first + dt.timedelta(microseconds=1)),
         )
-    else:
-        con.register("requests", REQUESTS_SCHEMA.empty_table())
-    for view, file, schema in _SNAPSHOTS:
-        path = store / file
-        if path.is_file():
-            con.execute(f"SET VARIABLE {view}_file = $file", {"file": str(path)})
-            con.execute(f"CREATE VIEW {view} AS FROM read_parquet(getvariable('{view}_file'))")
-        else:
-            con.register(view, schema.empty_table())
-    return con
 
 
-def run(name: str, store: Path, **params: Any) -> pd.DataFrame:
-    """The result set of `<name>.sql` over `store`, with `params` bound by name."""
-    sql = load_sql(name)
-    with connect(store) as con:
-        return con.execute(sql, params or None).df()
+POOL_WORKERS = 3
+_executor: ThreadPoolExecutor | None = None
+
+
+def _pool() -> ThreadPoolExecutor:
+    global _executor  # noqa: PLW0603  one pool per process, made on first use
+    with _readers_lock:
+        if _executor is None:
+            _executor = ThreadPoolExecutor(POOL_WORKERS, thread_name_prefix="query")
+        return _executor
+
+
+_readers: dict[Path, StoreReader] = {}
+_readers_lock = threading.Lock()
+
+
+def reader(store: Path) -> StoreReader:
+    """The process-wide reader of `store` (one in-memory snapshot per store)."""
+    key = store.resolve()
+    with _readers_lock:
+        if key not in _readers:
+            _readers[key] = StoreReader(key)
+        return _readers[key]
+
+
+def run(name: str, store: Path, filters: Filters | None = None, **params: Any) -> pd.DataFrame:
+    return reader(store).run(name, filters, **params)

@@ -1,40 +1,381 @@
-"""The query runner and a meta-test that runs every SQL file, so that none can rot."""
+"""Every query's exact numbers over a store with known content, written by the ETL itself.
+
+The lab's day in Seoul (UTC+9) starts at 15:00 UTC: the rows straddle that line so that
+bucketing by the display time zone, not by UTC, is what the tests check.
+"""
 
 from __future__ import annotations
 
+import datetime as dt
+import hashlib
+import math
 from pathlib import Path
+from typing import Any
 
+import pandas as pd
 import pytest
 
-from etl.config import load_config
-from etl.run import run_etl
-from queries.runner import UnknownQuery, query_names, run
-from tests.litellm_db import LiteLLMDatabase, iter_sample_rows
+from etl.config import Config, NodeRule
+from etl.run import ingest_rows
+from queries import snapshot
+from queries.filters import Filters, InvalidFilter
+from queries.metrics import METRICS
+from queries.overview import overview
+from queries.runner import StoreReader, UnknownQuery, query_names
+from tests.litellm_db import spend_log
+
+UTC = dt.UTC
+SEOUL = "Asia/Seoul"
+NODES = (
+    NodeRule("blackwell", api_bases=("ws-blackwell:8000",)),
+    NodeRule("l40-a", api_bases=("l40-a:8080",)),
+)
 
 
-@pytest.fixture
-def filled_store(litellm: LiteLLMDatabase, tmp_path: Path) -> Path:
-    litellm.insert_spend_logs(iter_sample_rows())
-    store = tmp_path / "store"
-    run_etl(load_config(source=litellm.url, store=store, env={}))
-    return store
+def request(kind: str, user: str, start: dt.datetime, **kw: Any) -> dict[str, Any]:
+    """A LiteLLM row of `kind` for `user`; `ttft_ms`/`duration_ms` place its timestamps."""
+    duration = kw.pop("duration_ms")
+    ttft = kw.pop("ttft_ms", None)
+    usage = kw.pop("usage", None)
+    end = start + dt.timedelta(milliseconds=duration)
+    metadata: dict[str, Any] = {"user_api_key_user_id": user, "user_api_key_alias": f"{user}-laptop"}
+    if usage is not None:
+        prompt, cached, completion, reasoning = usage
+        details = {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+            "prompt_tokens_details": {"cached_tokens": cached},
+            "completion_tokens_details": {"reasoning_tokens": reasoning},
+        }
+        metadata |= {"usage_object": details, "additional_usage_values": None}
+        kw |= {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+    if "user_agent" in kw:
+        metadata["user_agent"] = kw.pop("user_agent")
+    key = hashlib.sha256(f"sk-{user}".encode()).hexdigest()  # one key per person
+    metadata["user_api_key"] = key
+    row = spend_log(
+        kind, start=start, user=user, api_key=key, metadata=metadata, request_duration_ms=duration, **kw
+    )
+    row["endTime"] = end
+    row["completionStartTime"] = start + dt.timedelta(milliseconds=ttft) if ttft is not None else end
+    return row
+
+
+ROWS = [
+    # KST Nov 20, 23:30 (UTC Nov 20 14:30): the previous day in Seoul
+    request(
+        "vllm_streamed_reasoning_cached",
+        "alice",
+        dt.datetime(2026, 11, 20, 14, 30),
+        request_id="a1",
+        user_agent="opencode/0.15.2",
+        usage=(1000, 200, 300, 100),
+        spend=0.010,
+        duration_ms=2000,
+        ttft_ms=500,
+    ),
+    # KST Nov 21, 00:30 (UTC still Nov 20)
+    request(
+        "vllm_streamed_reasoning_cached",
+        "alice",
+        dt.datetime(2026, 11, 20, 15, 30),
+        request_id="b1",
+        user_agent="claude-cli/2.0.14 (external, cli)",
+        usage=(2000, 1000, 400, 0),
+        spend=0.020,
+        duration_ms=4000,
+        ttft_ms=800,
+    ),
+    # KST Nov 21, 08:30: failed before routing: no api_base, no user agent, no tokens
+    request(
+        "failure_before_routing", "bob", dt.datetime(2026, 11, 20, 23, 30), request_id="c1", duration_ms=24
+    ),
+    # KST Nov 21, 10:00 (UTC Nov 21): llama.cpp, not streamed
+    request(
+        "llamacpp_non_streamed",
+        "bob",
+        dt.datetime(2026, 11, 21, 1, 0),
+        request_id="d1",
+        user_agent="python-requests/2.32.3",
+        usage=(1973, 0, 576, 0),
+        spend=0.00025662,
+        duration_ms=12033,
+    ),
+    # KST Nov 19, 19:00: outside every range below
+    request(
+        "vllm_streamed_reasoning_cached",
+        "carol",
+        dt.datetime(2026, 11, 19, 10, 0),
+        request_id="e1",
+        duration_ms=1640,
+        ttft_ms=545,
+    ),
+    # LiteLLM's own noise, inside the range: never counted
+    spend_log("health_check", start=dt.datetime(2026, 11, 21, 2, 0)),
+    spend_log("master_key", start=dt.datetime(2026, 11, 21, 3, 0)),
+]
+
+KST_NOV_21 = Filters(
+    start=dt.datetime(2026, 11, 20, 15, 0, tzinfo=UTC),
+    end=dt.datetime(2026, 11, 21, 15, 0, tzinfo=UTC),
+    tz=SEOUL,
+)
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("queries") / "store"
+    summary = ingest_rows(Config(store=path, nodes=NODES), ROWS)
+    assert (summary.rows_written, summary.dropped["health_check"], summary.dropped["master_key"]) == (5, 1, 1)
+    return path
+
+
+@pytest.fixture(scope="module")
+def reader(store: Path) -> StoreReader:
+    return StoreReader(store)
+
+
+def one(df: pd.DataFrame) -> dict[str, Any]:
+    assert len(df) == 1
+    return dict(df.iloc[0])
+
+
+def test_totals_of_the_seoul_day(reader: StoreReader) -> None:
+    totals = reader.run("totals", KST_NOV_21)
+    t = one(totals)
+    assert (t["requests"], t["failures"], t["active_users"]) == (3, 1, 2)
+    assert t["success_rate"] == pytest.approx(2 / 3)
+    assert t["spend_usd"] == pytest.approx(0.020 + 0.00025662)
+    assert (t["prompt_tokens"], t["cached_tokens"], t["uncached_prompt_tokens"]) == (3973, 1000, 2973)
+    assert (t["completion_tokens"], t["reasoning_tokens"], t["answer_tokens"]) == (976, 0, 976)
+    assert t["total_tokens"] == 4949
+    assert t["cache_hit_rate"] == pytest.approx(1000 / 3973)
+    assert t["latency_avg_ms"] == pytest.approx((4000 + 24 + 12033) / 3)
+    assert t["latency_p50_ms"] == 4000
+    # counts stay whole numbers (DuckDB's SUM of BIGINT would arrive as a float)
+    assert all(totals[k].dtype == "int64" for k in ("requests", "failures", "prompt_tokens", "total_tokens"))
+
+
+def test_totals_compared_with_the_previous_period(reader: StoreReader) -> None:
+    both = reader.compare("totals", KST_NOV_21).set_index("period")
+    assert both.loc["current", "requests"] == 3
+    previous = both.loc["previous"]  # KST Nov 20: only a1 (e1 is on Nov 19)
+    assert (previous["requests"], previous["total_tokens"], previous["reasoning_tokens"]) == (1, 1300, 100)
+    assert (previous["cached_tokens"], previous["answer_tokens"]) == (200, 200)
+    assert previous["spend_usd"] == pytest.approx(0.010)
+    assert KST_NOV_21.previous().start == dt.datetime(2026, 11, 19, 15, 0, tzinfo=UTC)
+
+
+def test_every_metric_in_the_catalogue(store: Path) -> None:
+    """Each macro over the three requests of the Seoul day (b1 streamed; c1 and d1 not)."""
+    expected = {
+        "requests": 3,
+        "failures": 1,
+        "success_rate": 2 / 3,
+        "spend_usd": 0.02025662,
+        "active_users": 2,
+        "prompt_tokens": 3973,
+        "cached_tokens": 1000,
+        "uncached_prompt_tokens": 2973,
+        "completion_tokens": 976,
+        "reasoning_tokens": 0,
+        "answer_tokens": 976,
+        "total_tokens": 4949,
+        "cache_hit_rate": 1000 / 3973,
+        "latency_avg_ms": 16057 / 3,
+        "latency_p50_ms": 4000,
+        "latency_p95_ms": 4000 + 0.9 * (12033 - 4000),  # linear interpolation
+        "streamed_requests": 1,
+        "ttft_p50_ms": 800,
+        "ttft_p95_ms": 800,
+        "output_tps_p50": 400 / 3.2,  # 400 tokens in the 3.2 s after the first one
+        "output_tps_p95": 400 / 3.2,
+    }
+    assert set(expected) == {m.name for m in METRICS}
+    con = snapshot.load(store)
+    con.execute("SET VARIABLE filters = $f", {"f": KST_NOV_21.variable()})
+    for name, value in expected.items():
+        row = con.execute(f"SELECT metric.{name}(r) FROM scoped r").fetchone()
+        assert row is not None and row[0] == pytest.approx(value), name
+
+
+def test_hourly_buckets_follow_seoul_time_and_include_empty_hours(reader: StoreReader) -> None:
+    series = reader.run("by_bucket", KST_NOV_21)
+    assert KST_NOV_21.bucket_size == "hour"
+    assert len(series) == 24
+    assert series["bucket"].iloc[0] == pd.Timestamp("2026-11-21 00:00")
+    busy = series[series["requests"] > 0].set_index("bucket")
+    assert [b.hour for b in busy.index] == [0, 8, 10]
+    assert list(busy["failures"]) == [0, 1, 0] and list(busy["successes"]) == [1, 0, 1]
+    assert busy.loc["2026-11-21 00:00", "cached_tokens"] == 1000
+    assert busy.loc["2026-11-21 10:00", "uncached_prompt_tokens"] == 1973
+    quiet = series[series["requests"] == 0]
+    assert (quiet["spend_usd"] == 0).all() and (quiet["total_tokens"] == 0).all()
+    assert quiet["cache_hit_rate"].isna().all() and quiet["latency_p50_ms"].isna().all()
+
+
+def test_the_same_instants_bucketed_by_day_in_seoul_and_in_utc(reader: StoreReader) -> None:
+    start, end = dt.datetime(2026, 11, 19, 15, 0, tzinfo=UTC), dt.datetime(2026, 11, 22, 15, 0, tzinfo=UTC)
+    seoul = reader.run("by_bucket", Filters(start=start, end=end, tz=SEOUL))
+    utc = reader.run("by_bucket", Filters(start=start, end=end, tz="UTC"))
+    assert [str(d.date()) for d in seoul["bucket"]] == ["2026-11-20", "2026-11-21", "2026-11-22"]
+    assert list(seoul["requests"]) == [1, 3, 0]
+    assert [str(d.date()) for d in utc["bucket"]] == ["2026-11-19", "2026-11-20", "2026-11-21", "2026-11-22"]
+    assert list(utc["requests"]) == [0, 3, 1, 0]
+    # tokens by kind add up to all tokens in every bucket
+    kinds = seoul[["uncached_prompt_tokens", "cached_tokens", "answer_tokens", "reasoning_tokens"]].sum(
+        axis=1
+    )
+    assert list(kinds) == list(seoul["total_tokens"]) == [1300, 4949, 0]
+
+
+@pytest.mark.parametrize(
+    ("narrowed", "request_ids"),
+    [
+        ({"users": ("bob",)}, {"c1", "d1"}),
+        ({"nodes": ("l40-a",)}, {"d1"}),
+        ({"nodes": ("unknown",)}, {"c1"}),
+        ({"clients": ("Claude Code",)}, {"b1"}),
+        ({"clients": ("unknown",)}, {"c1"}),
+        ({"models": ("unknown-model",)}, {"c1"}),
+        ({"models": ("gpt-oss-120b", "qwen3-coder-30b")}, {"b1", "d1"}),
+        ({"statuses": ("failure",)}, {"c1"}),
+        ({"users": ("alice",), "statuses": ("failure",)}, set()),
+        ({"users": ("nobody",)}, set()),
+    ],
+)
+def test_a_filter_on_each_dimension(
+    reader: StoreReader, narrowed: dict[str, Any], request_ids: set[str]
+) -> None:
+    tokens = {"b1": 2400, "c1": 0, "d1": 2549}
+    filters = Filters(**{**KST_NOV_21.__dict__, **narrowed})
+    t = one(reader.run("totals", filters))
+    assert t["requests"] == len(request_ids)
+    assert t["total_tokens"] == sum(tokens[r] for r in request_ids)
+
+
+def test_by_node(reader: StoreReader) -> None:
+    nodes = reader.run("by_node", KST_NOV_21)
+    assert list(nodes["node"]) == ["blackwell", "l40-a", "unknown"]
+    assert list(nodes["requests"]) == [1, 1, 1] and list(nodes["total_tokens"]) == [2400, 2549, 0]
+    assert list(nodes["requests_share"]) == pytest.approx([1 / 3] * 3)
+    assert list(nodes["tokens_share"]) == pytest.approx([2400 / 4949, 2549 / 4949, 0])
+    assert list(nodes["failures"]) == [0, 0, 1]
+
+
+def test_by_user(reader: StoreReader) -> None:
+    users = reader.run("by_user", KST_NOV_21).set_index("user")
+    assert list(users.index) == ["alice", "bob"]  # by spend
+    assert (users.loc["alice", "requests"], users.loc["bob", "requests"]) == (1, 2)
+    assert users.loc["bob", "failures"] == 1
+    assert users.loc["alice", "spend_share"] == pytest.approx(0.020 / 0.02025662)
+    assert users.loc["bob", "tokens_share"] == pytest.approx(2549 / 4949)
+    assert users.loc["alice", "cache_hit_rate"] == pytest.approx(0.5)
+
+
+def test_by_client_and_who_uses_which(reader: StoreReader) -> None:
+    clients = reader.run("by_client", KST_NOV_21)
+    assert list(clients["client"]) == ["Claude Code", "Python HTTP", "unknown"]
+    assert list(clients["active_users"]) == [1, 1, 1]
+    matrix = reader.run("user_client_matrix", KST_NOV_21)
+    assert [
+        tuple(r) for r in matrix[["user", "client", "requests", "total_tokens"]].itertuples(index=False)
+    ] == [
+        ("alice", "Claude Code", 1, 2400),
+        ("bob", "Python HTTP", 1, 2549),
+        ("bob", "unknown", 1, 0),
+    ]
+
+
+def test_by_model(reader: StoreReader) -> None:
+    models = reader.run("by_model", KST_NOV_21)
+    assert list(models["model"]) == ["gpt-oss-120b", "qwen3-coder-30b", "unknown-model"]
+    assert list(models["spend_usd"]) == pytest.approx([0.020, 0.00025662, 0.0])
+
+
+def test_the_overview_runs_its_queries_together(reader: StoreReader) -> None:
+    results = overview(reader, KST_NOV_21)
+    assert one(results["totals"])["requests"] == 3
+    assert one(results["totals_previous"])["requests"] == 1
+    assert len(results["by_bucket"]) == 24 and len(results["user_client_matrix"]) == 3
+
+
+def test_a_student_scope_restricts_every_query(reader: StoreReader) -> None:
+    alice_key = ROWS[0]["api_key"]
+    filters = Filters(**{**KST_NOV_21.__dict__, "only_keys": (alice_key,)})
+    for name in ("totals", "by_user", "by_node", "by_client", "by_model", "user_client_matrix", "by_bucket"):
+        result = reader.run(name, filters)
+        if "user" in result:
+            assert set(result["user"]) <= {"alice"}, name
+    assert one(reader.run("totals", filters))["requests"] == 1
+    nothing = Filters(**{**KST_NOV_21.__dict__, "only_keys": ()})
+    assert one(reader.run("totals", nothing))["requests"] == 0
 
 
 @pytest.mark.parametrize("name", query_names())
-def test_every_query_runs_on_an_empty_and_a_filled_store(
-    name: str, filled_store: Path, tmp_path: Path
+def test_every_query_runs_with_defaults_on_an_empty_and_a_filled_store(
+    name: str, reader: StoreReader, tmp_path: Path
 ) -> None:
-    empty = run(name, tmp_path / "nothing-here")
-    filled = run(name, filled_store)
+    empty = StoreReader(tmp_path / "no-store-here").run(name)
+    filled = reader.run(name)
     assert list(empty.columns) == list(filled.columns)
+    assert len(filled) >= 1
 
 
-def test_store_status(filled_store: Path) -> None:
-    status = run("store_status", filled_store).iloc[0]
-    assert status["requests"] == 8 and status["users"] == 6
-    assert status["last_run_status"] == "ok"
+def test_an_empty_range_gives_zeros_not_errors(reader: StoreReader) -> None:
+    far = Filters(
+        start=dt.datetime(2020, 1, 1, tzinfo=UTC), end=dt.datetime(2020, 1, 2, tzinfo=UTC), tz=SEOUL
+    )
+    t = one(reader.run("totals", far))
+    assert (t["requests"], t["total_tokens"], t["spend_usd"]) == (0, 0, 0)
+    assert t["success_rate"] is None or math.isnan(t["success_rate"])
+    assert reader.run("by_user", far).empty
+    assert list(reader.run("by_bucket", far)["requests"]) == [0] * 24
 
 
-def test_an_unknown_query_names_the_known_ones() -> None:
-    with pytest.raises(UnknownQuery, match="store_status"):
-        run("nope", Path())
+def test_the_store_status_ignores_the_filters(reader: StoreReader) -> None:
+    status = one(reader.run("store_status", KST_NOV_21))
+    assert (status["requests"], status["users"], status["last_run_status"]) == (5, 3, "ok")
+
+
+def test_a_new_etl_run_is_seen_without_restarting(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("queries.runner.RECHECK_S", 0.0)
+    config = Config(store=tmp_path / "store", nodes=NODES)
+    ingest_rows(config, ROWS[:2])
+    reader = StoreReader(config.store)
+    before = reader.version()
+    assert one(reader.run("totals"))["requests"] == 2
+    ingest_rows(config, ROWS[2:4])
+    assert one(reader.run("totals"))["requests"] == 4
+    assert reader.version() != before
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"start": dt.datetime(2026, 1, 1), "end": dt.datetime(2026, 1, 2, tzinfo=UTC)}, "time-zone aware"),
+        (
+            {"start": dt.datetime(2026, 1, 2, tzinfo=UTC), "end": dt.datetime(2026, 1, 1, tzinfo=UTC)},
+            "reversed",
+        ),
+        ({"tz": "Mars/Olympus"}, "unknown time zone"),
+        ({"bucket": "week"}, "bucket must be"),
+        ({"statuses": ("ok",)}, "status must be"),
+    ],
+)
+def test_bad_filters_say_what_is_wrong(kwargs: dict[str, Any], message: str) -> None:
+    with pytest.raises(InvalidFilter, match=message):
+        Filters(**kwargs)
+
+
+def test_bucket_size_follows_the_range_and_can_be_overridden() -> None:
+    now = dt.datetime(2026, 12, 1, tzinfo=UTC)
+    assert Filters.last(dt.timedelta(hours=48), now=now).bucket_size == "hour"
+    assert Filters.last(dt.timedelta(hours=49), now=now).bucket_size == "day"
+    assert Filters.last(dt.timedelta(days=30), now=now, bucket="hour").bucket_size == "hour"
+
+
+def test_an_unknown_query_names_the_known_ones(reader: StoreReader) -> None:
+    with pytest.raises(UnknownQuery, match="by_user"):
+        reader.run("nope")

@@ -1,0 +1,11 @@
+-- by_client: requests and tokens per client tool (OpenCode, Claude Code, SDKs...), with shares
+SELECT
+    r.client::VARCHAR AS client,
+    metric.requests(r) AS requests,
+    metric.total_tokens(r) AS total_tokens,
+    metric.active_users(r) AS active_users,
+    metric.requests(r) / sum(metric.requests(r)) OVER () AS requests_share,
+    metric.total_tokens(r) / NULLIF(sum(metric.total_tokens(r)) OVER (), 0) AS tokens_share
+FROM scoped r
+GROUP BY r.client
+ORDER BY requests DESC, client

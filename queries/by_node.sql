@@ -1,0 +1,12 @@
+-- by_node: traffic per GPU node, with each node's share of requests and tokens
+SELECT
+    r.node::VARCHAR AS node,
+    metric.requests(r) AS requests,
+    metric.failures(r) AS failures,
+    metric.total_tokens(r) AS total_tokens,
+    metric.spend_usd(r) AS spend_usd,
+    metric.requests(r) / sum(metric.requests(r)) OVER () AS requests_share,
+    metric.total_tokens(r) / NULLIF(sum(metric.total_tokens(r)) OVER (), 0) AS tokens_share
+FROM scoped r
+GROUP BY r.node
+ORDER BY requests DESC, node

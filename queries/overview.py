@@ -1,0 +1,29 @@
+"""The result sets the overview page shows, in one place: the page runs them, the
+benchmark times them, the tests check them."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from queries.filters import Filters
+from queries.runner import StoreReader
+
+# key -> query; "totals_previous" is totals over the period before (the cards' deltas)
+OVERVIEW_QUERIES = {
+    "totals": "totals",
+    "totals_previous": "totals",
+    "by_bucket": "by_bucket",
+    "by_node": "by_node",
+    "by_user": "by_user",
+    "by_client": "by_client",
+    "by_model": "by_model",
+    "user_client_matrix": "user_client_matrix",
+}
+
+
+def overview(reader: StoreReader, filters: Filters) -> dict[str, pd.DataFrame]:
+    jobs = {
+        key: (name, filters.previous() if key == "totals_previous" else filters)
+        for key, name in OVERVIEW_QUERIES.items()
+    }
+    return reader.run_many(jobs)

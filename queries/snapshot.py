@@ -1,0 +1,136 @@
+"""An in-memory DuckDB copy of the store at one moment: what every query reads.
+
+The requests are loaded once per store version, with their dimensions typed as ENUMs
+and the derived per-request values (streamed, time to first token, output speed, the
+15-minute slot) computed once. On this 2-core machine that makes a grouped aggregate
+over a million requests ~5 ms instead of ~35 ms straight from Parquet, so the whole
+overview stays well inside its budget. The cost is memory: see the README.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+
+from etl.store import (
+    DAY_FILE,
+    KEYS_FILE,
+    KEYS_SCHEMA,
+    REQUESTS_FILE_SCHEMA,
+    RUNS_FILE,
+    RUNS_SCHEMA,
+    USERS_FILE,
+    USERS_SCHEMA,
+    requests_dir,
+)
+from queries.metrics import macro_statements
+
+SETUP_SQL = Path(__file__).parent / "setup" / "views.sql"
+
+# Dimensions with few distinct values: ENUM-typed, they group and filter as integers.
+CATEGORICAL = (
+    "user",
+    "user_id",
+    "key_alias",
+    "team_id",
+    "end_user",
+    "api_key_hash",
+    "model",
+    "model_group",
+    "model_id",
+    "provider",
+    "api_base",
+    "node",
+    "user_agent",
+    "client",
+    "call_type",
+    "status",
+    "error_class",
+)
+# Per-request values the store contract derives at query time, computed once here.
+DERIVED = {
+    "streamed": "completion_start_time < end_time",
+    "ttft_ms": "CASE WHEN completion_start_time < end_time "
+    "THEN epoch_ms(completion_start_time) - epoch_ms(start_time) END",
+    "output_tps": "CASE WHEN completion_start_time < end_time AND completion_tokens > 0 "
+    "THEN completion_tokens * 1000.0 / (epoch_ms(end_time) - epoch_ms(completion_start_time)) END",
+    "q15": "epoch_ms(start_time) // 900000",
+}
+# Never needed by an aggregate, and the bulk of the memory: left on disk.
+LEFT_OUT = ("request_id", "session_id", "request_tags")
+SNAPSHOT_TABLES: tuple[tuple[str, str, pa.Schema], ...] = (
+    ("etl_runs", RUNS_FILE, RUNS_SCHEMA),
+    ("keys", KEYS_FILE, KEYS_SCHEMA),
+    ("users", USERS_FILE, USERS_SCHEMA),
+)
+
+
+def day_files(store: Path) -> list[Path]:
+    return sorted(requests_dir(store).glob(f"date=*/{DAY_FILE}"))
+
+
+def version(store: Path) -> tuple[tuple[str, int, int], ...]:
+    """Changes whenever the ETL replaces a file the snapshot reads."""
+    paths = [*day_files(store), *(store / file for _, file, _ in SNAPSHOT_TABLES)]
+    out = []
+    for path in paths:
+        try:
+            stat = path.stat()
+        except FileNotFoundError:
+            continue
+        out.append((str(path), stat.st_mtime_ns, stat.st_size))
+    return tuple(out)
+
+
+def load(store: Path) -> duckdb.DuckDBPyConnection:
+    """A new in-memory database holding the store as it is now."""
+    con = duckdb.connect()
+    con.execute("SET preserve_insertion_order = false")
+    files = [str(p) for p in day_files(store)]
+    if files:
+        con.execute("SET VARIABLE request_files = $files", {"files": files})
+        con.execute("CREATE TEMP VIEW source_rows AS FROM read_parquet(getvariable('request_files'))")
+    else:
+        con.register("source_rows", REQUESTS_FILE_SCHEMA.empty_table())
+    con.execute("CREATE TEMP TABLE loaded AS SELECT * EXCLUDE (" + _names(LEFT_OUT) + ") FROM source_rows")
+    casts = []
+    for column in CATEGORICAL:
+        name = _quote(column)
+        enum = _quote(f"{column}_t")
+        con.execute(
+            f"CREATE TYPE {enum} AS ENUM (SELECT DISTINCT {name} FROM loaded WHERE {name} IS NOT NULL)"
+        )
+        casts.append(f"{name}::{enum} AS {name}")
+    derived = [f"{sql} AS {_quote(name)}" for name, sql in DERIVED.items()]
+    con.execute(
+        f"CREATE TABLE facts AS SELECT * REPLACE ({', '.join(casts)}), {', '.join(derived)} FROM loaded"
+    )
+    con.execute("DROP TABLE loaded")
+    if files:
+        con.execute("DROP VIEW source_rows")
+    else:
+        con.unregister("source_rows")
+    for table, file, schema in SNAPSHOT_TABLES:
+        path = store / file
+        source = f"{table}_source"
+        if path.is_file():
+            con.execute("SET VARIABLE snapshot_file = $file", {"file": str(path)})
+            con.execute(f"CREATE TABLE {table} AS FROM read_parquet(getvariable('snapshot_file'))")
+        else:
+            con.register(source, schema.empty_table())
+            con.execute(f"CREATE TABLE {table} AS FROM {source}")
+            con.unregister(source)
+    for statement in macro_statements():
+        con.execute(statement)
+    con.execute(SETUP_SQL.read_text(encoding="utf-8"))
+    return con
+
+
+def _quote(identifier: str) -> str:
+    return '"' + identifier.replace('"', '""') + '"'
+
+
+def _names(identifiers: tuple[str, ...]) -> str:
+    return ", ".join(_quote(i) for i in identifiers)

@@ -1,0 +1,18 @@
+-- totals: the headline figures of the filtered range (one row: the cards)
+SELECT
+    metric.requests(r) AS requests,
+    metric.failures(r) AS failures,
+    metric.success_rate(r) AS success_rate,
+    metric.spend_usd(r) AS spend_usd,
+    metric.active_users(r) AS active_users,
+    metric.prompt_tokens(r) AS prompt_tokens,
+    metric.cached_tokens(r) AS cached_tokens,
+    metric.uncached_prompt_tokens(r) AS uncached_prompt_tokens,
+    metric.completion_tokens(r) AS completion_tokens,
+    metric.reasoning_tokens(r) AS reasoning_tokens,
+    metric.answer_tokens(r) AS answer_tokens,
+    metric.total_tokens(r) AS total_tokens,
+    metric.cache_hit_rate(r) AS cache_hit_rate,
+    metric.latency_avg_ms(r) AS latency_avg_ms,
+    metric.latency_p50_ms(r) AS latency_p50_ms
+FROM scoped r

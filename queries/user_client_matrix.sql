@@ -1,0 +1,9 @@
+-- user_client_matrix: which people use which clients (one row per user and client used)
+SELECT
+    r."user"::VARCHAR AS "user",
+    r.client::VARCHAR AS client,
+    metric.requests(r) AS requests,
+    metric.total_tokens(r) AS total_tokens
+FROM scoped r
+GROUP BY r."user", r.client
+ORDER BY "user", requests DESC, client
