@@ -13,6 +13,7 @@ the query's own cursor; other parameters are bound by name. No SQL is ever forma
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import threading
 import time
 from collections.abc import Mapping
@@ -27,6 +28,8 @@ import pandas as pd
 
 from queries import snapshot
 from queries.filters import Filters
+
+log = logging.getLogger("queries")
 
 QUERY_DIR = Path(__file__).parent
 RECHECK_S = 2.0  # how often to look for a newer store
@@ -64,6 +67,7 @@ class StoreReader:
         self._lock = threading.Lock()
         self._current: _Snapshot | None = None
         self._checked = 0.0
+        self._loading = False
 
     def run(self, name: str, filters: Filters | None = None, **params: Any) -> pd.DataFrame:
         """The result of `<name>.sql` under `filters` (default: the whole store)."""
@@ -100,15 +104,33 @@ class StoreReader:
             return snap, snap.con.cursor()
 
     def _snapshot(self) -> _Snapshot:
+        """The current snapshot. A newer store is loaded in the background while queries
+        go on reading the old snapshot; only the very first load makes queries wait."""
         with self._lock:
             now = time.monotonic()
             if self._current is not None and now - self._checked < RECHECK_S:
                 return self._current
             self._checked = now
             found = snapshot.version(self.store)
-            if self._current is None or found != self._current.version:
+            if self._current is None:
                 self._current = self._load(found)
+            elif found != self._current.version and not self._loading:
+                self._loading = True
+                threading.Thread(
+                    target=self._reload, args=(found,), name="snapshot-load", daemon=True
+                ).start()
             return self._current
+
+    def _reload(self, found: tuple[tuple[str, int, int], ...]) -> None:
+        try:
+            fresh = self._load(found)
+            with self._lock:
+                self._current = fresh
+        except Exception:  # a half-replaced store or a full disk: keep serving, retry later
+            log.exception("could not reload the store %s; still showing the previous snapshot", self.store)
+        finally:
+            with self._lock:
+                self._loading = False
 
     def _load(self, found: tuple[tuple[str, int, int], ...]) -> _Snapshot:
         con = snapshot.load(self.store)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import duckdb
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from etl.store import (
     DAY_FILE,
@@ -88,40 +89,33 @@ def load(store: Path) -> duckdb.DuckDBPyConnection:
     """A new in-memory database holding the store as it is now."""
     con = duckdb.connect()
     con.execute("SET preserve_insertion_order = false")
-    files = [str(p) for p in day_files(store)]
-    if files:
-        con.execute("SET VARIABLE request_files = $files", {"files": files})
-        con.execute("CREATE TEMP VIEW source_rows AS FROM read_parquet(getvariable('request_files'))")
-    else:
-        con.register("source_rows", REQUESTS_FILE_SCHEMA.empty_table())
-    con.execute("CREATE TEMP TABLE loaded AS SELECT * EXCLUDE (" + _names(LEFT_OUT) + ") FROM source_rows")
+    # Each file is read once, through one open handle, by pyarrow: the ETL may replace
+    # a day file at any moment, and a reader that opens a path twice can see two versions.
+    columns = [name for name in REQUESTS_FILE_SCHEMA.names if name not in LEFT_OUT]
+    tables = [pq.read_table(path, columns=columns, read_dictionary=CATEGORICAL) for path in day_files(store)]
+    schema = REQUESTS_FILE_SCHEMA
+    source = pa.concat_tables(tables, promote_options="permissive") if tables else schema.empty_table()
+    con.register("source_rows", source.select(columns))
     casts = []
     for column in CATEGORICAL:
-        name = _quote(column)
-        enum = _quote(f"{column}_t")
+        name, enum = _quote(column), _quote(f"{column}_t")
         con.execute(
-            f"CREATE TYPE {enum} AS ENUM (SELECT DISTINCT {name} FROM loaded WHERE {name} IS NOT NULL)"
+            f"CREATE TYPE {enum} AS ENUM (SELECT DISTINCT {name} FROM source_rows WHERE {name} IS NOT NULL)"
         )
         casts.append(f"{name}::{enum} AS {name}")
     derived = [f"{sql} AS {_quote(name)}" for name, sql in DERIVED.items()]
     con.execute(
-        f"CREATE TABLE facts AS SELECT * REPLACE ({', '.join(casts)}), {', '.join(derived)} FROM loaded"
+        f"CREATE TABLE facts AS SELECT * REPLACE ({', '.join(casts)}), {', '.join(derived)} FROM source_rows"
     )
-    con.execute("DROP TABLE loaded")
-    if files:
-        con.execute("DROP VIEW source_rows")
-    else:
-        con.unregister("source_rows")
+    con.unregister("source_rows")
+    del source, tables
+    pa.default_memory_pool().release_unused()  # the Arrow copy is gone; give its memory back
     for table, file, schema in SNAPSHOT_TABLES:
         path = store / file
-        source = f"{table}_source"
-        if path.is_file():
-            con.execute("SET VARIABLE snapshot_file = $file", {"file": str(path)})
-            con.execute(f"CREATE TABLE {table} AS FROM read_parquet(getvariable('snapshot_file'))")
-        else:
-            con.register(source, schema.empty_table())
-            con.execute(f"CREATE TABLE {table} AS FROM {source}")
-            con.unregister(source)
+        snapshot = pq.read_table(path) if path.is_file() else schema.empty_table()
+        con.register(f"{table}_source", snapshot)
+        con.execute(f"CREATE TABLE {table} AS FROM {table}_source")
+        con.unregister(f"{table}_source")
     for statement in macro_statements():
         con.execute(statement)
     con.execute(SETUP_SQL.read_text(encoding="utf-8"))
