@@ -4,23 +4,95 @@ from __future__ import annotations
 
 EN: dict[str, str] = {
     "title": "LLM usage",
-    "status.header": "Store",
-    "status.requests": "Requests stored",
-    "status.users": "Users",
-    "status.first": "Oldest request",
-    "status.last": "Newest request",
-    "status.last_ok_run": "Last successful ETL run",
-    "status.failed_run": "The last ETL run failed: {error}",
-    "status.timezone": "Times in {tz}.",
-    "status.pages_pending": (
-        "The usage pages (cards, tokens, nodes, users, clients) are not built yet; "
-        "this page shows what the store holds."
+    "subtitle": "Who uses the lab's models, how much, through which tool, on which node.",
+    # sidebar
+    "filters.header": "Filters",
+    "filters.range": "Time range",
+    "range.24h": "Last 24 hours",
+    "range.7d": "Last 7 days",
+    "range.30d": "Last 30 days",
+    "range.month": "This month",
+    "range.custom": "Custom",
+    "filters.days": "Days",
+    "filters.timezone": "Time zone",
+    "filters.users": "Users",
+    "filters.models": "Models",
+    "filters.nodes": "GPU nodes",
+    "filters.clients": "Clients",
+    "filters.all": "All",
+    "filters.notice": "Ignored from the link: {notice}",
+    # cards
+    "card.spend_usd": "Spend",
+    "card.requests": "Requests",
+    "card.total_tokens": "Tokens",
+    "card.cache_hit_rate": "Cache hit rate",
+    "card.success_rate": "Success rate",
+    "card.latency_p50_ms": "Median latency",
+    "card.vs_previous": "The change is against the {days} before.",
+    "card.mine": "{who}: {value}",
+    "card.mine_share": "{who}: {value} ({share} of all)",
+    # panels
+    "panel.tokens": "Tokens over time",
+    "panel.tokens.help": (
+        "Prompt tokens split into cached and uncached; completion tokens into answer and reasoning."
     ),
+    "panel.cache": "Prompt caching",
+    "panel.requests": "Requests over time",
+    "panel.nodes": "GPU nodes",
+    "panel.users": "Users",
+    "panel.users.hint": (
+        "Click a bar to highlight that person everywhere on the page; click it again to clear."
+    ),
+    "panel.clients": "Clients",
+    "panel.matrix": "Who uses which client",
+    "panel.models": "Models",
+    "highlight.active": "Highlighting **{who}**.",
+    "highlight.clear": "Clear highlight",
+    "users.by": "Bars show",
+    "users.by.spend": "Spend",
+    "users.by.tokens": "Tokens",
+    "users.by.requests": "Requests",
+    # series and axes
+    "kind.uncached_prompt_tokens": "Uncached prompt",
+    "kind.cached_tokens": "Cached prompt",
+    "kind.answer_tokens": "Answer",
+    "kind.reasoning_tokens": "Reasoning",
+    "series.successes": "Succeeded",
+    "series.failures": "Failed",
+    "series.cache_hit_rate": "Cache hit rate",
+    "series.cached": "Cached",
+    "series.uncached": "Uncached",
+    "series.everyone": "Everyone",
+    "series.rest": "Everyone else",
+    "axis.tokens": "Tokens",
+    "axis.requests": "Requests",
+    "axis.share": "Share",
+    "measure.requests": "Requests",
+    "measure.tokens": "Tokens",
+    "measure.spend": "Spend",
+    "hover.share": "share",
+    # freshness and empty states
+    "fresh.caption": "Newest request {newest} · last ETL run {run} · times in {tz}",
+    "fresh.stale": (
+        "The last successful ETL run finished {age} ago (expected every few minutes): is the cron "
+        "job running? Recent requests may be missing."
+    ),
+    "fresh.failed": "The last ETL run failed: {error}",
+    "fresh.never": "never",
+    "fresh.reload_failed": "The newest data could not be read ({error}); showing the data read before.",
     "empty.title": "The store is empty",
     "empty.body": (
         "No requests have been copied from LiteLLM yet. Run the ETL once against LiteLLM's "
         "database, then reload this page:"
     ),
+    "empty.range": "No requests in this range and selection.",
+    # download
+    "download.header": "Download this view",
+    "download.users": "Users (CSV)",
+    "download.series": "Over time (CSV)",
+    "download.nodes": "Nodes (CSV)",
+    "download.clients": "Users by client (CSV)",
+    "download.models": "Models (CSV)",
 }
 
 

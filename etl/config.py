@@ -70,6 +70,7 @@ class DashboardSettings:
     """How the dashboard shows the store."""
 
     timezone: str = DEFAULT_TIMEZONE  # IANA name; the store itself is UTC
+    stale_after_minutes: float = 30.0  # warn when the last good ETL run is older
 
 
 @dataclass(frozen=True)
@@ -198,7 +199,7 @@ def _noise(table: Any, env: Mapping[str, str]) -> NoiseRules:
 
 def _dashboard(table: Any, env: Mapping[str, str]) -> DashboardSettings:
     table = _table(table, "dashboard")
-    _reject_unknown(table, {"timezone"}, "dashboard.")
+    _reject_unknown(table, {"timezone", "stale_after_minutes"}, "dashboard.")
     timezone = env.get("USAGE_TIMEZONE") or table.get("timezone", DEFAULT_TIMEZONE)
     try:
         ZoneInfo(timezone)
@@ -206,7 +207,8 @@ def _dashboard(table: Any, env: Mapping[str, str]) -> DashboardSettings:
         raise ConfigError(
             f"dashboard.timezone {timezone!r} is not an IANA time zone such as Asia/Seoul"
         ) from None
-    return DashboardSettings(timezone=timezone)
+    stale = _number(table.get("stale_after_minutes", 30.0), "dashboard.stale_after_minutes", minimum=1)
+    return DashboardSettings(timezone=timezone, stale_after_minutes=stale)
 
 
 def _node(i: int, table: Any) -> NodeRule:

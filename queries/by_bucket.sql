@@ -2,8 +2,9 @@
 -- sparklines, tokens by kind (the four kinds add up to all tokens), successes and failures
 SELECT
     b.bucket,
+    b.bucket_start,
     metric.requests(r) AS requests,
-    metric.requests(r) - metric.failures(r) AS successes,
+    metric.successes(r) AS successes,
     metric.failures(r) AS failures,
     metric.success_rate(r) AS success_rate,
     metric.spend_usd(r) AS spend_usd,
@@ -16,5 +17,5 @@ SELECT
     metric.latency_p50_ms(r) AS latency_p50_ms
 FROM buckets b
 LEFT JOIN scoped r ON r.q15 = b.q15
-GROUP BY b.bucket
-ORDER BY b.bucket
+GROUP BY b.bucket_start, b.bucket
+ORDER BY b.bucket_start

@@ -4,8 +4,8 @@ SELECT
     metric.requests(r) AS requests,
     metric.total_tokens(r) AS total_tokens,
     metric.active_users(r) AS active_users,
-    metric.requests(r) / sum(metric.requests(r)) OVER () AS requests_share,
-    metric.total_tokens(r) / NULLIF(sum(metric.total_tokens(r)) OVER (), 0) AS tokens_share
+    metric.share(metric.requests(r)) AS requests_share,
+    metric.share(metric.total_tokens(r)) AS tokens_share
 FROM scoped r
 GROUP BY r.client
 ORDER BY requests DESC, client

@@ -6,8 +6,8 @@ SELECT
     metric.total_tokens(r) AS total_tokens,
     metric.spend_usd(r) AS spend_usd,
     metric.cache_hit_rate(r) AS cache_hit_rate,
-    metric.requests(r) / sum(metric.requests(r)) OVER () AS requests_share,
-    metric.total_tokens(r) / NULLIF(sum(metric.total_tokens(r)) OVER (), 0) AS tokens_share
+    metric.share(metric.requests(r)) AS requests_share,
+    metric.share(metric.total_tokens(r)) AS tokens_share
 FROM scoped r
 GROUP BY r.model_group
 ORDER BY requests DESC, model

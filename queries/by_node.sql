@@ -5,8 +5,8 @@ SELECT
     metric.failures(r) AS failures,
     metric.total_tokens(r) AS total_tokens,
     metric.spend_usd(r) AS spend_usd,
-    metric.requests(r) / sum(metric.requests(r)) OVER () AS requests_share,
-    metric.total_tokens(r) / NULLIF(sum(metric.total_tokens(r)) OVER (), 0) AS tokens_share
+    metric.share(metric.requests(r)) AS requests_share,
+    metric.share(metric.total_tokens(r)) AS tokens_share
 FROM scoped r
 GROUP BY r.node
 ORDER BY requests DESC, node

@@ -6,9 +6,9 @@ SELECT
     metric.total_tokens(r) AS total_tokens,
     metric.spend_usd(r) AS spend_usd,
     metric.cache_hit_rate(r) AS cache_hit_rate,
-    metric.requests(r) / sum(metric.requests(r)) OVER () AS requests_share,
-    metric.total_tokens(r) / NULLIF(sum(metric.total_tokens(r)) OVER (), 0) AS tokens_share,
-    metric.spend_usd(r) / NULLIF(sum(metric.spend_usd(r)) OVER (), 0) AS spend_share
+    metric.share(metric.requests(r)) AS requests_share,
+    metric.share(metric.total_tokens(r)) AS tokens_share,
+    metric.share(metric.spend_usd(r)) AS spend_share
 FROM scoped r
 GROUP BY r."user"
 ORDER BY spend_usd DESC, total_tokens DESC, "user"

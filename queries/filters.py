@@ -37,6 +37,13 @@ class Filters:
     only_keys: tuple[str, ...] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
+        for name in ("users", "models", "nodes", "clients", "statuses", "only_keys"):
+            value = getattr(self, name)
+            if value is None and name == "only_keys":
+                continue
+            if isinstance(value, str) or not all(isinstance(v, str) for v in value):
+                raise InvalidFilter(f"{name} must be a tuple of strings, not {value!r}")
+            object.__setattr__(self, name, tuple(value))
         for name in ("start", "end"):
             value = getattr(self, name)
             if value is not None and value.tzinfo is None:

@@ -40,6 +40,13 @@ METRICS: tuple[Metric, ...] = (
         "Requests LiteLLM logged as failed.",
     ),
     Metric(
+        "successes",
+        "Successful requests",
+        "count",
+        "count(r.start_time) FILTER (WHERE r.status = 'success')",
+        "Requests LiteLLM logged as successful.",
+    ),
+    Metric(
         "success_rate",
         "Success rate",
         "ratio",
@@ -92,7 +99,15 @@ METRICS: tuple[Metric, ...] = (
         _sum("r.completion_tokens - r.reasoning_tokens"),
         "Output tokens of the answer itself: completion without reasoning.",
     ),
-    Metric("total_tokens", "Tokens", "tokens", _sum("r.total_tokens"), "Prompt and completion tokens."),
+    Metric(
+        "total_tokens",
+        "Tokens",
+        "tokens",
+        # prompt + completion, not LiteLLM's total_tokens column: then the token kinds
+        # always add up to the total, whatever a provider wrote in that column
+        _sum("r.prompt_tokens + r.completion_tokens"),
+        "Prompt and completion tokens.",
+    ),
     Metric(
         "cache_hit_rate",
         "Cache hit rate",
@@ -155,8 +170,15 @@ METRICS: tuple[Metric, ...] = (
 BY_NAME: dict[str, Metric] = {m.name: m for m in METRICS}
 
 
+# One more macro, not a measure: a group's part of the whole, e.g.
+# metric.share(metric.requests(r)) AS requests_share
+SHARE = "CREATE OR REPLACE MACRO metric.share(value) AS value / NULLIF(sum(value) OVER (), 0)"
+
+
 def macro_statements() -> list[str]:
     """DDL that makes every metric a macro `metric.<name>(r)` in a DuckDB database."""
-    return ["CREATE SCHEMA IF NOT EXISTS metric"] + [
-        f"CREATE OR REPLACE MACRO metric.{m.name}(r) AS {m.sql}" for m in METRICS
+    return [
+        "CREATE SCHEMA IF NOT EXISTS metric",
+        *(f"CREATE OR REPLACE MACRO metric.{m.name}(r) AS {m.sql}" for m in METRICS),
+        SHARE,
     ]

@@ -22,6 +22,7 @@ OVERVIEW_QUERIES = {
 
 
 def overview(reader: StoreReader, filters: Filters) -> dict[str, pd.DataFrame]:
+    filters = reader.resolve(filters)
     jobs = {
         key: (name, filters.previous() if key == "totals_previous" else filters)
         for key, name in OVERVIEW_QUERIES.items()

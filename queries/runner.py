@@ -33,6 +33,7 @@ log = logging.getLogger("queries")
 
 QUERY_DIR = Path(__file__).parent
 RECHECK_S = 2.0  # how often to look for a newer store
+RETRY_FAILED_S = 60.0  # how long to wait before loading a store that failed to load again
 
 
 class UnknownQuery(LookupError):
@@ -45,10 +46,9 @@ def query_names() -> list[str]:
 
 @cache
 def load_sql(name: str) -> str:
-    path = QUERY_DIR / f"{name}.sql"
-    if not path.is_file():
+    if name not in query_names():  # names only: never a path to some other SQL file
         raise UnknownQuery(f"no query {name!r}; known: {', '.join(query_names())}")
-    return path.read_text(encoding="utf-8")
+    return (QUERY_DIR / f"{name}.sql").read_text(encoding="utf-8")
 
 
 @dataclass(frozen=True)
@@ -68,40 +68,51 @@ class StoreReader:
         self._current: _Snapshot | None = None
         self._checked = 0.0
         self._loading = False
+        self._failed: tuple[tuple[tuple[str, int, int], ...], float] | None = None  # version, retry at
+        self.last_error: str | None = None  # why the newest store could not be loaded, if so
 
     def run(self, name: str, filters: Filters | None = None, **params: Any) -> pd.DataFrame:
-        """The result of `<name>.sql` under `filters` (default: the whole store)."""
-        sql = load_sql(name)
-        snap, cur = self._cursor()
-        try:
-            variable = self._resolve(filters or Filters(), snap).variable()
-            cur.execute("SET VARIABLE filters = $filters", {"filters": variable})
-            return cur.execute(sql, params or None).df()
-        finally:
-            cur.close()
+        """The result of `<name>.sql` under `filters` (default: everything in scope)."""
+        return self._run(self._snapshot(), name, filters or Filters(), params)
 
     def run_many(self, jobs: Mapping[str, tuple[str, Filters]]) -> dict[str, pd.DataFrame]:
-        """Several queries at once, on a small shared thread pool: each query leaves a
-        core idle part of the time, and the page needs all of them (measured: a page of
-        eight queries takes ~30 % less time on two cores than one after the other)."""
-        futures = {key: _pool().submit(self.run, name, filters) for key, (name, filters) in jobs.items()}
+        """Several queries at once, on a small shared thread pool, all on the same
+        snapshot (a page never mixes two versions of the store). Each query leaves a core
+        idle part of the time: a page of eight takes ~30 % less time on two cores."""
+        snap = self._snapshot()
+        futures = {
+            key: _pool().submit(self._run, snap, name, filters, {}) for key, (name, filters) in jobs.items()
+        }
         return {key: future.result() for key, future in futures.items()}
 
     def compare(self, name: str, filters: Filters, **params: Any) -> pd.DataFrame:
         """A one-row query for `filters` and for the period of equal length before it,
         as two rows with `period` = "current" and "previous" (for the cards' deltas)."""
-        current = self.run(name, filters, **params).assign(period="current")
-        previous = self.run(name, filters.previous(), **params).assign(period="previous")
+        snap = self._snapshot()
+        resolved = self._resolve(filters, snap)
+        current = self._run(snap, name, resolved, params).assign(period="current")
+        previous = self._run(snap, name, resolved.previous(), params).assign(period="previous")
         return pd.concat([current, previous], ignore_index=True)
+
+    def resolve(self, filters: Filters) -> Filters:
+        """`filters` with open range ends closed at the store's first and last request."""
+        return self._resolve(filters, self._snapshot())
 
     def version(self) -> tuple[tuple[str, int, int], ...]:
         """Identifies the store's content: a cache keyed on it is never stale."""
         return self._snapshot().version
 
-    def _cursor(self) -> tuple[_Snapshot, duckdb.DuckDBPyConnection]:
-        snap = self._snapshot()
+    def _run(self, snap: _Snapshot, name: str, filters: Filters, params: Mapping[str, Any]) -> pd.DataFrame:
+        sql = load_sql(name)
         with self._lock:
-            return snap, snap.con.cursor()
+            cur = snap.con.cursor()
+        try:
+            cur.execute(
+                "SET VARIABLE filters = $filters", {"filters": self._resolve(filters, snap).variable()}
+            )
+            return cur.execute(sql, dict(params) or None).df()
+        finally:
+            cur.close()
 
     def _snapshot(self) -> _Snapshot:
         """The current snapshot. A newer store is loaded in the background while queries
@@ -114,20 +125,27 @@ class StoreReader:
             found = snapshot.version(self.store)
             if self._current is None:
                 self._current = self._load(found)
-            elif found != self._current.version and not self._loading:
+            elif found != self._current.version and not self._loading and not self._waiting(found, now):
                 self._loading = True
-                threading.Thread(
-                    target=self._reload, args=(found,), name="snapshot-load", daemon=True
-                ).start()
+                # not a daemon: a process that exits mid-load waits for it instead of aborting
+                threading.Thread(target=self._reload, args=(found,), name="snapshot-load").start()
             return self._current
+
+    def _waiting(self, found: tuple[tuple[str, int, int], ...], now: float) -> bool:
+        """A version that failed to load is retried after a pause, not every check."""
+        return self._failed is not None and self._failed[0] == found and now < self._failed[1]
 
     def _reload(self, found: tuple[tuple[str, int, int], ...]) -> None:
         try:
             fresh = self._load(found)
+        except Exception as exc:  # a damaged file or no memory: keep serving the old snapshot
+            log.exception("could not load the store %s; still serving the previous snapshot", self.store)
             with self._lock:
-                self._current = fresh
-        except Exception:  # a half-replaced store or a full disk: keep serving, retry later
-            log.exception("could not reload the store %s; still showing the previous snapshot", self.store)
+                self._failed = (found, time.monotonic() + RETRY_FAILED_S)
+                self.last_error = f"{type(exc).__name__}: {exc}"
+        else:
+            with self._lock:
+                self._current, self._failed, self.last_error = fresh, None, None
         finally:
             with self._lock:
                 self._loading = False
@@ -140,16 +158,16 @@ class StoreReader:
 
     @staticmethod
     def _resolve(filters: Filters, snap: _Snapshot) -> Filters:
-        """Open range ends become the store's first and last request (or an empty day)."""
+        """Open range ends become the store's first and last request (an empty store: the
+        last day). A range beyond the data stays a valid, empty range."""
         if filters.start is not None and filters.end is not None:
             return filters
-        last = snap.last + dt.timedelta(microseconds=1) if snap.last else dt.datetime.now(dt.UTC)
+        tick = dt.timedelta(microseconds=1)
+        last = snap.last + tick if snap.last else dt.datetime.now(dt.UTC)
         first = snap.first or last - dt.timedelta(days=1)
-        return replace(
-            filters,
-            start=filters.start or first,
-            end=filters.end or max(last, first + dt.timedelta(microseconds=1)),
-        )
+        start = filters.start or min(first, (filters.end or last) - tick)
+        end = filters.end or max(last, start + tick)
+        return replace(filters, start=start, end=end)
 
 
 POOL_WORKERS = 3

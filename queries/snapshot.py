@@ -51,13 +51,15 @@ CATEGORICAL = (
     "error_class",
 )
 # Per-request values the store contract derives at query time, computed once here.
+# Microseconds throughout: DuckDB's epoch_ms rounds, which moved requests into the next
+# 15-minute slot and made sub-millisecond generation times a division by zero.
 DERIVED = {
     "streamed": "completion_start_time < end_time",
     "ttft_ms": "CASE WHEN completion_start_time < end_time "
-    "THEN epoch_ms(completion_start_time) - epoch_ms(start_time) END",
+    "THEN (epoch_us(completion_start_time) - epoch_us(start_time)) / 1000.0 END",
     "output_tps": "CASE WHEN completion_start_time < end_time AND completion_tokens > 0 "
-    "THEN completion_tokens * 1000.0 / (epoch_ms(end_time) - epoch_ms(completion_start_time)) END",
-    "q15": "epoch_ms(start_time) // 900000",
+    "THEN completion_tokens * 1e6 / (epoch_us(end_time) - epoch_us(completion_start_time)) END",
+    "q15": "epoch_us(start_time) // 900000000",
 }
 # Never needed by an aggregate, and the bulk of the memory: left on disk.
 LEFT_OUT = ("request_id", "session_id", "request_tags")
@@ -89,13 +91,12 @@ def load(store: Path) -> duckdb.DuckDBPyConnection:
     """A new in-memory database holding the store as it is now."""
     con = duckdb.connect()
     con.execute("SET preserve_insertion_order = false")
-    # Each file is read once, through one open handle, by pyarrow: the ETL may replace
-    # a day file at any moment, and a reader that opens a path twice can see two versions.
+    # Each file is read through one open handle: the ETL may rename a new version over a
+    # day file at any moment, and a reader that opens the path twice can mix two versions.
     columns = [name for name in REQUESTS_FILE_SCHEMA.names if name not in LEFT_OUT]
-    tables = [pq.read_table(path, columns=columns, read_dictionary=CATEGORICAL) for path in day_files(store)]
-    schema = REQUESTS_FILE_SCHEMA
-    source = pa.concat_tables(tables, promote_options="permissive") if tables else schema.empty_table()
-    con.register("source_rows", source.select(columns))
+    tables = [_read(path, columns) for path in day_files(store)]
+    source = pa.concat_tables(tables) if tables else REQUESTS_FILE_SCHEMA.empty_table().select(columns)
+    con.register("source_rows", source)
     casts = []
     for column in CATEGORICAL:
         name, enum = _quote(column), _quote(f"{column}_t")
@@ -112,7 +113,7 @@ def load(store: Path) -> duckdb.DuckDBPyConnection:
     pa.default_memory_pool().release_unused()  # the Arrow copy is gone; give its memory back
     for table, file, schema in SNAPSHOT_TABLES:
         path = store / file
-        snapshot = pq.read_table(path) if path.is_file() else schema.empty_table()
+        snapshot = _read(path, schema.names, schema) if path.is_file() else schema.empty_table()
         con.register(f"{table}_source", snapshot)
         con.execute(f"CREATE TABLE {table} AS FROM {table}_source")
         con.unregister(f"{table}_source")
@@ -120,6 +121,20 @@ def load(store: Path) -> duckdb.DuckDBPyConnection:
         con.execute(statement)
     con.execute(SETUP_SQL.read_text(encoding="utf-8"))
     return con
+
+
+def _read(path: Path, columns: list[str], schema: pa.Schema = REQUESTS_FILE_SCHEMA) -> pa.Table:
+    """The file's `columns`, read through one open handle; a column an older store did
+    not write reads as NULL (the store contract lets columns be added)."""
+    with path.open("rb") as handle:
+        names = set(pq.ParquetFile(handle).schema_arrow.names)
+        present = [c for c in columns if c in names]
+        handle.seek(0)
+        dictionaries = [c for c in CATEGORICAL if c in present]
+        table = pq.ParquetFile(handle, read_dictionary=dictionaries).read(columns=present)
+    arrays = [table[c] if c in present else pa.nulls(table.num_rows, schema.field(c).type) for c in columns]
+    fields = [schema.field(c).with_type(a.type) for c, a in zip(columns, arrays, strict=True)]
+    return pa.table(arrays, schema=pa.schema(fields)).cast(pa.schema([schema.field(c) for c in columns]))
 
 
 def _quote(identifier: str) -> str:

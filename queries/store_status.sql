@@ -1,9 +1,10 @@
--- store_status: how much the store holds and how fresh it is; ignores the filters (one row)
+-- store_status: what the store holds for this session and how fresh it is (one row);
+-- ignores the time range and dimension filters, not a student's scope
 SELECT
-    (SELECT count(*) FROM facts) AS requests,
-    (SELECT count(DISTINCT "user") FROM facts) AS users,
-    (SELECT min(start_time) FROM facts) AS first_request,
-    (SELECT max(start_time) FROM facts) AS last_request,
+    (SELECT metric.requests(r) FROM in_scope r) AS requests,
+    (SELECT metric.active_users(r) FROM in_scope r) AS users,
+    (SELECT min(start_time) FROM in_scope) AS first_request,
+    (SELECT max(start_time) FROM in_scope) AS last_request,
     (SELECT max(finished_at) FROM etl_runs WHERE status = 'ok') AS last_ok_run,
     (SELECT max(finished_at) FROM etl_runs) AS last_run,
     (SELECT arg_max(status, finished_at) FROM etl_runs) AS last_run_status,

@@ -47,3 +47,9 @@ def test_every_query_file_says_what_it_returns() -> None:
     for path in (REPO / "queries").glob("*.sql"):
         first = path.read_text(encoding="utf-8").splitlines()[0]
         assert first.startswith(f"-- {path.stem}: "), path
+
+
+def test_no_query_reads_the_unscoped_requests() -> None:
+    """A student's scope lives in the in_scope view: a query reading `facts` would skip it."""
+    for path in (REPO / "queries").glob("*.sql"):
+        assert not re.search(r"\bfacts\b", path.read_text(encoding="utf-8")), path

@@ -7,120 +7,24 @@ bucketing by the display time zone, not by UTC, is what the tests check.
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import math
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
 
-from etl.config import Config, NodeRule
+from etl.config import Config
 from etl.run import ingest_rows
 from queries import snapshot
 from queries.filters import Filters, InvalidFilter
 from queries.metrics import METRICS
 from queries.overview import overview
 from queries.runner import StoreReader, UnknownQuery, query_names
+from tests import known_store
+from tests.known_store import KST_NOV_21, NODES, ROWS, SEOUL, UTC
 from tests.litellm_db import spend_log
-
-UTC = dt.UTC
-SEOUL = "Asia/Seoul"
-NODES = (
-    NodeRule("blackwell", api_bases=("ws-blackwell:8000",)),
-    NodeRule("l40-a", api_bases=("l40-a:8080",)),
-)
-
-
-def request(kind: str, user: str, start: dt.datetime, **kw: Any) -> dict[str, Any]:
-    """A LiteLLM row of `kind` for `user`; `ttft_ms`/`duration_ms` place its timestamps."""
-    duration = kw.pop("duration_ms")
-    ttft = kw.pop("ttft_ms", None)
-    usage = kw.pop("usage", None)
-    end = start + dt.timedelta(milliseconds=duration)
-    metadata: dict[str, Any] = {"user_api_key_user_id": user, "user_api_key_alias": f"{user}-laptop"}
-    if usage is not None:
-        prompt, cached, completion, reasoning = usage
-        details = {
-            "prompt_tokens": prompt,
-            "completion_tokens": completion,
-            "total_tokens": prompt + completion,
-            "prompt_tokens_details": {"cached_tokens": cached},
-            "completion_tokens_details": {"reasoning_tokens": reasoning},
-        }
-        metadata |= {"usage_object": details, "additional_usage_values": None}
-        kw |= {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
-    if "user_agent" in kw:
-        metadata["user_agent"] = kw.pop("user_agent")
-    key = hashlib.sha256(f"sk-{user}".encode()).hexdigest()  # one key per person
-    metadata["user_api_key"] = key
-    row = spend_log(
-        kind, start=start, user=user, api_key=key, metadata=metadata, request_duration_ms=duration, **kw
-    )
-    row["endTime"] = end
-    row["completionStartTime"] = start + dt.timedelta(milliseconds=ttft) if ttft is not None else end
-    return row
-
-
-ROWS = [
-    # KST Nov 20, 23:30 (UTC Nov 20 14:30): the previous day in Seoul
-    request(
-        "vllm_streamed_reasoning_cached",
-        "alice",
-        dt.datetime(2026, 11, 20, 14, 30),
-        request_id="a1",
-        user_agent="opencode/0.15.2",
-        usage=(1000, 200, 300, 100),
-        spend=0.010,
-        duration_ms=2000,
-        ttft_ms=500,
-    ),
-    # KST Nov 21, 00:30 (UTC still Nov 20)
-    request(
-        "vllm_streamed_reasoning_cached",
-        "alice",
-        dt.datetime(2026, 11, 20, 15, 30),
-        request_id="b1",
-        user_agent="claude-cli/2.0.14 (external, cli)",
-        usage=(2000, 1000, 400, 0),
-        spend=0.020,
-        duration_ms=4000,
-        ttft_ms=800,
-    ),
-    # KST Nov 21, 08:30: failed before routing: no api_base, no user agent, no tokens
-    request(
-        "failure_before_routing", "bob", dt.datetime(2026, 11, 20, 23, 30), request_id="c1", duration_ms=24
-    ),
-    # KST Nov 21, 10:00 (UTC Nov 21): llama.cpp, not streamed
-    request(
-        "llamacpp_non_streamed",
-        "bob",
-        dt.datetime(2026, 11, 21, 1, 0),
-        request_id="d1",
-        user_agent="python-requests/2.32.3",
-        usage=(1973, 0, 576, 0),
-        spend=0.00025662,
-        duration_ms=12033,
-    ),
-    # KST Nov 19, 19:00: outside every range below
-    request(
-        "vllm_streamed_reasoning_cached",
-        "carol",
-        dt.datetime(2026, 11, 19, 10, 0),
-        request_id="e1",
-        duration_ms=1640,
-        ttft_ms=545,
-    ),
-    # LiteLLM's own noise, inside the range: never counted
-    spend_log("health_check", start=dt.datetime(2026, 11, 21, 2, 0)),
-    spend_log("master_key", start=dt.datetime(2026, 11, 21, 3, 0)),
-]
-
-KST_NOV_21 = Filters(
-    start=dt.datetime(2026, 11, 20, 15, 0, tzinfo=UTC),
-    end=dt.datetime(2026, 11, 21, 15, 0, tzinfo=UTC),
-    tz=SEOUL,
-)
 
 
 @pytest.fixture(scope="module")
@@ -172,6 +76,7 @@ def test_every_metric_in_the_catalogue(store: Path) -> None:
     expected = {
         "requests": 3,
         "failures": 1,
+        "successes": 2,
         "success_rate": 2 / 3,
         "spend_usd": 0.02025662,
         "active_users": 2,
@@ -427,3 +332,105 @@ def test_reads_stay_consistent_while_the_etl_writes(tmp_path: Path, monkeypatch:
     assert not errors
     assert all(n % 20 == 0 for n in seen) and seen == sorted(seen)
     assert seen[-1] == 240 and len(set(seen)) > 2  # the reads did overlap the writes
+
+
+def test_sub_millisecond_times_land_in_the_right_bucket(tmp_path: Path) -> None:
+    """The last instant of a Seoul day stays in that day, in totals and in buckets alike;
+    a first token a fraction of a millisecond before the end is no division by zero."""
+    last = dt.datetime(2026, 11, 21, 14, 59, 59, 999700)  # 23:59:59.9997 in Seoul
+    row = spend_log(start=last, request_id="edge")
+    row["completionStartTime"] = last + dt.timedelta(microseconds=100)
+    row["endTime"] = last + dt.timedelta(microseconds=400)
+    store = tmp_path / "store"
+    ingest_rows(Config(store=store), [row])
+    reader = StoreReader(store)
+    assert one(reader.run("totals", KST_NOV_21))["requests"] == 1
+    buckets = reader.run("by_bucket", KST_NOV_21)
+    assert buckets["requests"].sum() == 1 and buckets.iloc[-1]["requests"] == 1  # the 23:00 hour
+    con = snapshot.load(store)
+    con.execute("SET VARIABLE filters = $f", {"f": KST_NOV_21.variable()})
+    tps = con.execute("SELECT metric.output_tps_p50(r) FROM scoped r").fetchone()
+    assert tps is not None and math.isfinite(tps[0]) and tps[0] == pytest.approx(193 / 0.0003)
+
+
+def test_the_hour_that_repeats_when_clocks_go_back_is_two_buckets(tmp_path: Path) -> None:
+    """New York, 1 November 2026: 01:00-02:00 happens twice (EDT, then EST)."""
+    rows = [
+        spend_log(start=dt.datetime(2026, 11, 1, 5, 30), request_id="edt"),  # 01:30 EDT
+        spend_log(start=dt.datetime(2026, 11, 1, 6, 30), request_id="est-1"),  # 01:30 EST
+        spend_log(start=dt.datetime(2026, 11, 1, 6, 40), request_id="est-2"),
+    ]
+    store = tmp_path / "store"
+    ingest_rows(Config(store=store), rows)
+    day = Filters(
+        start=dt.datetime(2026, 11, 1, 4, 0, tzinfo=UTC),
+        end=dt.datetime(2026, 11, 2, 5, 0, tzinfo=UTC),
+        tz="America/New_York",
+        bucket="hour",
+    )
+    series = StoreReader(store).run("by_bucket", day)
+    assert len(series) == 25
+    one_am = series[series["bucket"] == pd.Timestamp("2026-11-01 01:00")]
+    assert list(one_am["requests"]) == [1, 2]
+    assert list(one_am["bucket_start"].dt.hour) == [5, 6]  # UTC
+    daily = StoreReader(store).run("by_bucket", replace(day, bucket="day"))
+    assert list(daily["requests"]) == [3]
+
+
+def test_a_students_scope_reaches_the_status_and_the_filter_choices(reader: StoreReader) -> None:
+    alice = replace(KST_NOV_21, only_keys=(ROWS[0]["api_key"],))
+    status = one(reader.run("store_status", alice))
+    assert (status["requests"], status["users"]) == (2, 1)
+    choices = reader.run("dimensions", alice)
+    assert set(choices[choices["dimension"] == "user"]["value"]) == {"alice"}
+    assert choices[choices["value"] == "gpt-oss-120b"]["requests"].item() == 2  # her two, not the lab's
+
+
+def test_open_ranges_beyond_the_data_are_empty_not_errors(reader: StoreReader) -> None:
+    after = Filters(start=dt.datetime(2030, 1, 1, tzinfo=UTC))
+    before = Filters(end=dt.datetime(2020, 1, 1, tzinfo=UTC))
+    assert one(reader.run("totals", after))["requests"] == 0
+    assert one(reader.run("totals", before))["requests"] == 0
+    both = reader.compare("totals", Filters()).set_index("period")
+    assert both.loc["current", "requests"] == 5
+
+
+def test_only_named_queries_run(reader: StoreReader) -> None:
+    for name in ("setup/views", "../queries/totals", "totals.sql"):
+        with pytest.raises(UnknownQuery):
+            reader.run(name)
+
+
+def test_filters_refuse_a_string_where_a_list_belongs() -> None:
+    with pytest.raises(InvalidFilter, match="tuple of strings"):
+        Filters(users="alice")  # type: ignore[arg-type]
+    assert Filters(users=["alice"]).users == ("alice",)  # type: ignore[arg-type]
+
+
+def test_a_day_file_from_an_older_store_loads_with_its_missing_column_empty(tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    store = known_store.build(tmp_path / "store")
+    for path in snapshot.day_files(store):
+        pq.write_table(pq.read_table(path).drop_columns(["error_class"]), path)
+    totals = one(StoreReader(store).run("totals", KST_NOV_21))
+    assert totals["requests"] == 3 and totals["failures"] == 1
+
+
+def test_a_store_that_fails_to_load_keeps_the_old_snapshot_and_says_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    monkeypatch.setattr("queries.runner.RECHECK_S", 0.0)
+    store = known_store.build(tmp_path / "store")
+    reader = StoreReader(store)
+    assert one(reader.run("totals"))["requests"] == 5
+    damaged = snapshot.day_files(store)[0]
+    damaged.write_bytes(damaged.read_bytes()[:60])
+    deadline = time.monotonic() + 20
+    while reader.last_error is None:
+        assert time.monotonic() < deadline
+        assert one(reader.run("totals"))["requests"] == 5  # the old snapshot, still whole
+        time.sleep(0.05)
+    assert "Parquet" in reader.last_error or "parquet" in reader.last_error

@@ -1,11 +1,19 @@
--- The two views every query reads. The runner sets the session variable `filters` (a
--- struct, see queries/filters.py) on each query's own cursor, so the filters are applied
--- in SQL, always, and a query cannot forget one.
+-- The views every query reads. The runner sets the session variable `filters` (a struct,
+-- see queries/filters.py) on each query's own cursor, so the filters are applied in SQL,
+-- always. Queries read these views, never the `facts` table (a test checks): a student's
+-- scope (`only_keys`) is applied here, once.
 
--- scoped: the requests in the filters' range and dimensions
-CREATE VIEW scoped AS
+-- in_scope: the requests this session may see at all (all of them, or a student's own)
+CREATE VIEW in_scope AS
 SELECT *
 FROM facts f
+WHERE getvariable('filters').only_keys::VARCHAR[] IS NULL
+   OR list_contains(getvariable('filters').only_keys::VARCHAR[], f.api_key_hash::VARCHAR);
+
+-- scoped: those of them in the filters' time range and dimensions
+CREATE VIEW scoped AS
+SELECT *
+FROM in_scope f
 WHERE f.start_time >= getvariable('filters').range_start::TIMESTAMPTZ
   AND f.start_time < getvariable('filters').range_end::TIMESTAMPTZ
   AND (getvariable('filters').users::VARCHAR[] IS NULL
@@ -17,23 +25,34 @@ WHERE f.start_time >= getvariable('filters').range_start::TIMESTAMPTZ
   AND (getvariable('filters').clients::VARCHAR[] IS NULL
        OR list_contains(getvariable('filters').clients::VARCHAR[], f.client::VARCHAR))
   AND (getvariable('filters').statuses::VARCHAR[] IS NULL
-       OR list_contains(getvariable('filters').statuses::VARCHAR[], f.status::VARCHAR))
-  AND (getvariable('filters').only_keys::VARCHAR[] IS NULL
-       OR list_contains(getvariable('filters').only_keys::VARCHAR[], f.api_key_hash::VARCHAR));
+       OR list_contains(getvariable('filters').statuses::VARCHAR[], f.status::VARCHAR));
 
--- buckets: every 15-minute slot of the range, with the display bucket (the hour or day
--- in the display time zone) it belongs to. Every UTC offset in use is a multiple of 15
--- minutes, so a slot never straddles two buckets, and converting a few thousand slots
--- to local time costs far less than converting every request. Queries LEFT JOIN the
--- requests to it on q15, which also gives empty buckets their row.
+-- buckets: every 15-minute slot of the range with the display bucket (the hour or day in
+-- the display time zone) it belongs to. Every UTC offset in use is a multiple of 15
+-- minutes, so a slot never straddles two buckets, and converting a few thousand slots to
+-- local time costs far less than converting every request. `bucket` is the local label;
+-- `bucket_start` (the bucket's first instant) tells apart the two hours that share a
+-- label when clocks go back. Queries LEFT JOIN requests to it on q15, which also gives
+-- empty buckets their row.
 CREATE VIEW buckets AS
-SELECT
-    q15,
-    date_trunc(
-        getvariable('filters').bucket::VARCHAR,
-        make_timestamptz(q15 * 900000000) AT TIME ZONE getvariable('filters').tz::VARCHAR
-    ) AS bucket
-FROM range(
-    epoch_ms(getvariable('filters').range_start::TIMESTAMPTZ) // 900000,
-    (epoch_ms(getvariable('filters').range_end::TIMESTAMPTZ) + 899999) // 900000
-) AS slots(q15);
+WITH slots AS (
+    SELECT
+        q15,
+        make_timestamptz(q15 * 900000000) AS slot_start,
+        make_timestamptz(q15 * 900000000) AT TIME ZONE getvariable('filters').tz::VARCHAR AS local_time
+    FROM range(
+        epoch_us(getvariable('filters').range_start::TIMESTAMPTZ) // 900000000,
+        (epoch_us(getvariable('filters').range_end::TIMESTAMPTZ) + 899999999) // 900000000
+    ) AS s(q15)
+),
+labelled AS (
+    SELECT
+        q15,
+        slot_start,
+        date_trunc(getvariable('filters').bucket::VARCHAR, local_time) AS bucket,
+        CASE WHEN getvariable('filters').bucket::VARCHAR = 'hour'
+             THEN epoch_us(local_time) - epoch_us(slot_start) END AS utc_offset
+    FROM slots
+)
+SELECT q15, bucket, min(slot_start) OVER (PARTITION BY bucket, utc_offset) AS bucket_start
+FROM labelled;

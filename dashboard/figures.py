@@ -1,0 +1,337 @@
+"""Pure figure builders: DataFrames (and the highlighted user's share of them) in,
+Plotly figures out. No Streamlit here; the page lays them out.
+
+Highlight: when a user is highlighted, their part is drawn in the accent colour and
+the rest dimmed: over time as an accent line over the dimmed chart, in the category
+bars as an accent segment stacked under the dimmed rest, in the user bars as the one
+accent bar among dimmed ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from dashboard import format as fmt
+from dashboard.strings import t
+
+ACCENT = "#7C5CFF"
+BASE = "#5B8DEF"
+FAILURE = "#E4572E"
+KIND_COLORS = {
+    "uncached_prompt_tokens": "#5B8DEF",
+    "cached_tokens": "#3BB38C",
+    "answer_tokens": "#F2A541",
+    "reasoning_tokens": "#C86FC9",
+}
+KINDS = tuple(KIND_COLORS)
+DIMMED = 0.28  # opacity of everything but the highlighted user
+HEIGHT = 320
+
+
+def _layout(fig: go.Figure, *, height: int = HEIGHT, legend: bool = True) -> go.Figure:
+    fig.update_layout(
+        height=height,
+        margin={"l": 8, "r": 8, "t": 8, "b": 8},
+        showlegend=legend,
+        legend={
+            "orientation": "h",
+            "yanchor": "bottom",
+            "y": 1.0,
+            "xanchor": "left",
+            "x": 0,
+            "traceorder": "normal",
+        },
+        hoverlabel={"namelength": -1},
+        bargap=0.2,
+    )
+    return fig
+
+
+def _empty(fig: go.Figure) -> go.Figure:
+    fig.add_annotation(text=t("empty.range"), showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper")
+    fig.update_xaxes(visible=False)
+    fig.update_yaxes(visible=False)
+    return _layout(fig, legend=False)
+
+
+def _has_data(frame: pd.DataFrame | None, column: str) -> bool:
+    return frame is not None and not frame.empty and bool(frame[column].fillna(0).sum() > 0)
+
+
+def tokens_over_time(
+    series: pd.DataFrame, mine: pd.DataFrame | None = None, who: str | None = None
+) -> go.Figure:
+    """Stacked bars per bucket: uncached prompt, cached prompt, answer, reasoning."""
+    fig = go.Figure()
+    if not _has_data(series, "total_tokens"):
+        return _empty(fig)
+    dim = who is not None and mine is not None
+    for kind in KINDS:
+        fig.add_bar(
+            x=series["bucket"],
+            y=series[kind],
+            name=t(f"kind.{kind}"),
+            marker={"color": KIND_COLORS[kind]},
+            opacity=DIMMED if dim else 1.0,
+            hovertemplate="%{y:,} " + t("axis.tokens").lower() + "<extra>%{fullData.name}</extra>",
+        )
+    if dim and mine is not None:
+        _accent_line(fig, mine, "total_tokens", who or "", t("axis.tokens").lower())
+    fig.update_layout(barmode="stack", hovermode="x unified")
+    fig.update_yaxes(title=t("axis.tokens"))
+    return _layout(fig)
+
+
+def requests_over_time(
+    series: pd.DataFrame, mine: pd.DataFrame | None = None, who: str | None = None
+) -> go.Figure:
+    """Stacked bars per bucket: successful and failed requests."""
+    fig = go.Figure()
+    if not _has_data(series, "requests"):
+        return _empty(fig)
+    dim = who is not None and mine is not None
+    for column, color in (("successes", BASE), ("failures", FAILURE)):
+        fig.add_bar(
+            x=series["bucket"],
+            y=series[column],
+            name=t(f"series.{column}"),
+            marker={"color": color},
+            opacity=DIMMED if dim else 1.0,
+            hovertemplate="%{y:,}<extra>%{fullData.name}</extra>",
+        )
+    if dim and mine is not None:
+        _accent_line(fig, mine, "requests", who or "", t("axis.requests").lower())
+    fig.update_layout(barmode="stack", hovermode="x unified")
+    fig.update_yaxes(title=t("axis.requests"))
+    return _layout(fig)
+
+
+def cache_trend(series: pd.DataFrame, mine: pd.DataFrame | None = None, who: str | None = None) -> go.Figure:
+    """Cached and uncached prompt tokens per bucket (areas) and the cache hit rate (line)."""
+    fig = make_subplots(specs=[[{"secondary_y": True}]])
+    if not _has_data(series, "total_tokens"):
+        return _empty(fig)
+    dim = who is not None and mine is not None
+    for column, name in (("cached_tokens", "series.cached"), ("uncached_prompt_tokens", "series.uncached")):
+        fig.add_scatter(
+            x=series["bucket"],
+            y=series[column],
+            name=t(name),
+            stackgroup="prompt",
+            line={"width": 0.5, "color": KIND_COLORS[column]},
+            opacity=DIMMED if dim else 0.85,
+            hovertemplate="%{y:,} " + t("axis.tokens").lower() + "<extra>%{fullData.name}</extra>",
+            secondary_y=False,
+        )
+    fig.add_scatter(
+        x=series["bucket"],
+        y=series["cache_hit_rate"],
+        name=t("series.cache_hit_rate") + (f" ({t('series.everyone').lower()})" if dim else ""),
+        mode="lines",
+        line={"color": "#888888" if dim else "#1F2937", "width": 2, "dash": "dot" if dim else "solid"},
+        hovertemplate="%{y:.1%}<extra>%{fullData.name}</extra>",
+        secondary_y=True,
+    )
+    if dim and mine is not None:
+        fig.add_scatter(
+            x=mine["bucket"],
+            y=mine["cache_hit_rate"],
+            name=f"{t('series.cache_hit_rate')} ({who})",
+            mode="lines+markers",
+            line={"color": ACCENT, "width": 3},
+            hovertemplate="%{y:.1%}<extra>%{fullData.name}</extra>",
+            secondary_y=True,
+        )
+    fig.update_layout(hovermode="x unified")
+    fig.update_yaxes(title=t("axis.tokens"), secondary_y=False)
+    fig.update_yaxes(
+        title=t("series.cache_hit_rate"),
+        tickformat=".0%",
+        range=[0, 1],
+        dtick=0.25,
+        showgrid=False,
+        secondary_y=True,
+    )
+    return _layout(fig)
+
+
+def share_bars(
+    frame: pd.DataFrame,
+    category: str,
+    measures: Sequence[str],
+    mine: pd.DataFrame | None = None,
+    who: str | None = None,
+    *,
+    height: int = HEIGHT,
+) -> go.Figure:
+    """Horizontal bars per category (node, client, model), one panel per measure side by
+    side on shared rows, each bar labelled with its share; the highlighted user's part
+    stacked first in accent, the rest dimmed."""
+    if frame.empty or not frame["requests"].sum():
+        return _empty(go.Figure())
+    fig = make_subplots(
+        rows=1,
+        cols=len(measures),
+        shared_yaxes=True,
+        horizontal_spacing=0.04,
+        subplot_titles=[t(f"measure.{m}") for m in measures],
+    )
+    order = frame.sort_values(["requests", category], ascending=[True, False])[category].tolist()
+    frame = frame.set_index(category).loc[order]
+    part = None
+    if who is not None and mine is not None:
+        part = mine.set_index(category).reindex(order).fillna(0)
+    for col, measure in enumerate(measures, start=1):
+        column = _column(measure)
+        total = frame[column].astype(float)
+        shares = total / total.sum() if total.sum() else total * 0
+        rest = total - part[column] if part is not None else total
+        if part is not None:
+            fig.add_bar(
+                y=order,
+                x=part[column],
+                orientation="h",
+                name=who,
+                marker={"color": ACCENT},
+                showlegend=col == 1,
+                legendgroup="who",
+                hovertemplate="%{y}: " + _hover_number(measure, "x") + "<extra>" + (who or "") + "</extra>",
+                row=1,
+                col=col,
+            )
+        fig.add_bar(
+            y=order,
+            x=rest,
+            orientation="h",
+            name=t("series.rest") if part is not None else t(f"measure.{measure}"),
+            marker={"color": _dim(BASE) if part is not None else BASE},
+            text=[fmt.percent(s) for s in shares],
+            textposition="outside",
+            cliponaxis=False,
+            customdata=list(zip(total, shares, strict=True)),
+            hovertemplate="%{y}: "
+            + _hover_number(measure, "customdata[0]")
+            + " (%{customdata[1]:.1%})<extra></extra>",
+            showlegend=part is not None and col == 1,
+            legendgroup="rest",
+            row=1,
+            col=col,
+        )
+        fig.update_xaxes(range=[0, float(total.max()) * 1.3 or 1], row=1, col=col)
+    fig.update_layout(barmode="stack")
+    fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False)
+    fig.update_yaxes(automargin=True)
+    for col in range(2, len(measures) + 1):
+        fig.update_yaxes(showticklabels=False, row=1, col=col)
+    fig.update_annotations(font={"size": 12})
+    _layout(fig, height=height, legend=False)  # the page names the highlighted user
+    fig.update_layout(margin={"t": 28})
+    return fig
+
+
+def user_bars(users: pd.DataFrame, by: str, highlight: str | None = None) -> go.Figure:
+    """One horizontal bar per user, largest on top, labelled with the user's share; a
+    click selects the bar's user (customdata). One trace, per-bar colours, so that the
+    highlight recolours bars without reordering them."""
+    fig = go.Figure()
+    column = _column(by)
+    if users.empty or not users[column].sum():
+        return _empty(fig)
+    ordered = users.sort_values([column, "user"], ascending=[True, False])
+    share = ordered[f"{_share(by)}"]
+    colors = [
+        ACCENT if user == highlight else (BASE if highlight is None else _dim(BASE))
+        for user in ordered["user"]
+    ]
+    value_text = [fmt.usd(v) if by == "spend" else fmt.compact(v) for v in ordered[column]]
+    fig.add_bar(
+        y=ordered["user"],
+        x=ordered[column],
+        orientation="h",
+        marker={"color": colors},
+        text=[f"{v} · {fmt.percent(s)}" for v, s in zip(value_text, share, strict=True)],
+        textposition="outside",
+        cliponaxis=False,
+        customdata=ordered["user"],
+        hovertemplate=(
+            "%{y}<br>"
+            + (t("measure.spend") + ": $%{x:,.4f}" if by == "spend" else t(f"measure.{by}") + ": %{x:,}")
+            + "<extra></extra>"
+        ),
+    )
+    fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False)
+    fig.update_xaxes(range=[0, float(ordered[column].max()) * 1.35])
+    fig.update_yaxes(automargin=True)
+    return _layout(fig, height=max(HEIGHT, 26 * len(ordered) + 40), legend=False)
+
+
+def client_matrix(matrix: pd.DataFrame, highlight: str | None = None) -> go.Figure:
+    """Requests per user and client as a heatmap; the highlighted user's row outlined."""
+    fig = go.Figure()
+    if matrix.empty:
+        return _empty(fig)
+    grid = matrix.pivot_table(index="user", columns="client", values="requests", aggfunc="sum", fill_value=0)
+    grid = grid.loc[sorted(grid.index, reverse=True)]
+    fig.add_heatmap(
+        z=grid.to_numpy(),
+        x=list(grid.columns),
+        y=list(grid.index),
+        colorscale=[[0, "rgba(91,141,239,0.05)"], [1, BASE]],
+        showscale=False,
+        hovertemplate="%{y} · %{x}: %{z:,}<extra></extra>",
+    )
+    if highlight is not None and highlight in grid.index:
+        row = list(grid.index).index(highlight)
+        fig.add_shape(
+            type="rect",
+            x0=-0.5,
+            x1=len(grid.columns) - 0.5,
+            y0=row - 0.5,
+            y1=row + 0.5,
+            line={"color": ACCENT, "width": 3},
+        )
+    fig.update_yaxes(automargin=True)
+    return _layout(fig, height=max(HEIGHT, 26 * len(grid) + 60), legend=False)
+
+
+def sparkline(series: pd.DataFrame, column: str) -> list[float]:
+    """The values a card's sparkline draws: amounts with empty buckets as 0; rates and
+    latencies only where there were requests (an empty hour has no success rate)."""
+    if series.empty:
+        return []
+    values = series[column]
+    values = values.dropna() if column.endswith(("_rate", "_ms")) else values.fillna(0)
+    return [float(v) for v in values]
+
+
+def _accent_line(fig: go.Figure, mine: pd.DataFrame, column: str, who: str, unit: str) -> None:
+    fig.add_scatter(
+        x=mine["bucket"],
+        y=mine[column],
+        name=who,
+        mode="lines+markers",
+        line={"color": ACCENT, "width": 3},
+        marker={"size": 6},
+        hovertemplate="%{y:,} " + unit + "<extra>" + who + "</extra>",
+    )
+
+
+def _hover_number(measure: str, field: str) -> str:
+    return f"$%{{{field}:,.4f}}" if measure == "spend" else f"%{{{field}:,}}"
+
+
+def _column(measure: str) -> str:
+    return {"spend": "spend_usd", "tokens": "total_tokens", "requests": "requests"}[measure]
+
+
+def _share(measure: str) -> str:
+    return {"spend": "spend_share", "tokens": "tokens_share", "requests": "requests_share"}[measure]
+
+
+def _dim(color: str) -> str:
+    red, green, blue = (int(color[i : i + 2], 16) for i in (1, 3, 5))
+    return f"rgba({red},{green},{blue},{DIMMED})"

@@ -1,0 +1,176 @@
+"""The page's whole state as URL query parameters, so that a link reproduces the view.
+
+    ?range=7d&tz=Asia/Seoul&user=kim&user=lee&node=blackwell&highlight=kim&by=tokens
+
+`parse` never fails: a value it cannot use is dropped and named in a notice.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from typing import Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from queries.filters import Filters
+
+RangeKey = Literal["24h", "7d", "30d", "month", "custom"]
+RANGES: tuple[RangeKey, ...] = ("24h", "7d", "30d", "month", "custom")
+SPANS = {"24h": dt.timedelta(hours=24), "7d": dt.timedelta(days=7), "30d": dt.timedelta(days=30)}
+UserMeasure = Literal["spend", "tokens", "requests"]
+USER_MEASURES: tuple[UserMeasure, ...] = ("spend", "tokens", "requests")
+DIMENSIONS = {"user": "users", "model": "models", "node": "nodes", "client": "clients"}
+MAX_CUSTOM_DAYS = 366
+SLOT = dt.timedelta(minutes=15)
+
+
+@dataclass(frozen=True)
+class ViewState:
+    range: RangeKey = "7d"
+    start_day: dt.date | None = None  # custom range: local days, both included
+    end_day: dt.date | None = None
+    tz: str = "UTC"
+    users: tuple[str, ...] = ()
+    models: tuple[str, ...] = ()
+    nodes: tuple[str, ...] = ()
+    clients: tuple[str, ...] = ()
+    highlight: str | None = None
+    by: UserMeasure = "spend"
+
+    def filters(self, now: dt.datetime) -> Filters:
+        """The query filters for this view at `now` (UTC instants).
+
+        Rolling ranges end at the next 15-minute boundary, so that the same view asked
+        twice within those minutes is the same query (and a cache hit).
+        """
+        zone = ZoneInfo(self.tz)
+        if self.range == "custom" and self.start_day and self.end_day:
+            start = dt.datetime.combine(self.start_day, dt.time(), zone).astimezone(dt.UTC)
+            end = dt.datetime.combine(self.end_day + dt.timedelta(days=1), dt.time(), zone).astimezone(dt.UTC)
+        else:
+            end = _ceil_slot(now)
+            if self.range == "month":
+                local = now.astimezone(zone)
+                start = dt.datetime(local.year, local.month, 1, tzinfo=zone).astimezone(dt.UTC)
+            else:
+                start = end - SPANS.get(self.range, SPANS["7d"])
+        return Filters(
+            start=start,
+            end=end,
+            tz=self.tz,
+            users=self.users,
+            models=self.models,
+            nodes=self.nodes,
+            clients=self.clients,
+        )
+
+
+def parse(
+    params: Mapping[str, list[str]],
+    *,
+    default_tz: str,
+    known: Mapping[str, Iterable[str]],
+    zones: Iterable[str] | None = None,
+) -> tuple[ViewState, list[str]]:
+    """The view a URL asks for, and a notice for every value that was ignored.
+
+    `known` lists the values each dimension ("user", "model", "node", "client") has in
+    the store; anything else is dropped rather than shown as an empty page. `zones` are
+    the time zones the query layer can bucket by (default: any Python knows).
+    """
+    allowed_zones = set(zones) if zones is not None else None
+    notices: list[str] = []
+    state = ViewState(tz=default_tz)
+
+    def first(key: str) -> str | None:
+        values = params.get(key) or []
+        return values[-1] if values else None
+
+    if (value := first("range")) is not None:
+        if value in RANGES:
+            state = replace(state, range=RANGES[RANGES.index(value)])
+        else:
+            notices.append(f"range={value!r} is not one of {', '.join(RANGES)}; showing 7d")
+    if state.range == "custom":
+        start, end = _day(first("from")), _day(first("to"))
+        if start is None or end is None or end < start or (end - start).days >= MAX_CUSTOM_DAYS:
+            notices.append(
+                f"a custom range needs from= and to= as dates (YYYY-MM-DD), from before to, "
+                f"at most {MAX_CUSTOM_DAYS} days; showing 7d"
+            )
+            state = replace(state, range="7d")
+        else:
+            state = replace(state, start_day=start, end_day=end)
+    if (value := first("tz")) is not None:
+        if _valid_zone(value) and (allowed_zones is None or value in allowed_zones):
+            state = replace(state, tz=value)
+        else:
+            notices.append(f"tz={value!r} is not a time zone such as Asia/Seoul; showing {default_tz}")
+    chosen: dict[str, tuple[str, ...]] = {}
+    for key, field in DIMENSIONS.items():
+        wanted = list(dict.fromkeys(params.get(key) or []))
+        allowed = set(known.get(key, ()))
+        unknown = [v for v in wanted if v not in allowed]
+        if unknown:
+            notices.append(f"no {key} {', '.join(repr(u) for u in unknown)} in the data; ignored")
+        chosen[field] = tuple(v for v in wanted if v in allowed)
+    state = replace(
+        state,
+        users=chosen["users"],
+        models=chosen["models"],
+        nodes=chosen["nodes"],
+        clients=chosen["clients"],
+    )
+    if (value := first("highlight")) is not None:
+        if value in set(known.get("user", ())):
+            state = replace(state, highlight=value)
+        else:
+            notices.append(f"highlight={value!r} is not a user in the data; nothing highlighted")
+    if (value := first("by")) is not None:
+        if value in USER_MEASURES:
+            state = replace(state, by=USER_MEASURES[USER_MEASURES.index(value)])
+        else:
+            notices.append(f"by={value!r} is not one of {', '.join(USER_MEASURES)}; showing spend")
+    return state, notices
+
+
+def to_params(state: ViewState, *, default_tz: str) -> dict[str, list[str]]:
+    """The query parameters of `state`, defaults left out so links stay short."""
+    out: dict[str, list[str]] = {}
+    if state.range != "7d":
+        out["range"] = [state.range]
+    if state.range == "custom" and state.start_day and state.end_day:
+        out["from"], out["to"] = [state.start_day.isoformat()], [state.end_day.isoformat()]
+    if state.tz != default_tz:
+        out["tz"] = [state.tz]
+    for key, field in DIMENSIONS.items():
+        values = getattr(state, field)
+        if values:
+            out[key] = list(values)
+    if state.highlight:
+        out["highlight"] = [state.highlight]
+    if state.by != "spend":
+        out["by"] = [state.by]
+    return out
+
+
+def _day(text: str | None) -> dt.date | None:
+    try:
+        return dt.date.fromisoformat(text) if text else None
+    except ValueError:
+        return None
+
+
+def _valid_zone(name: str) -> bool:
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return False
+    return True
+
+
+def _ceil_slot(moment: dt.datetime) -> dt.datetime:
+    epoch = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+    slots = -((epoch - moment) // SLOT)  # ceiling division
+    return epoch + slots * SLOT

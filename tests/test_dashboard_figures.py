@@ -1,0 +1,159 @@
+"""Every figure builder: the data it draws, the highlight's colours, and empty input."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from dashboard import figures
+from queries.runner import StoreReader
+from tests import known_store
+from tests.known_store import KST_NOV_21
+
+
+@pytest.fixture(scope="module")
+def reader(tmp_path_factory: pytest.TempPathFactory) -> StoreReader:
+    return StoreReader(known_store.build(tmp_path_factory.mktemp("figures") / "store"))
+
+
+@pytest.fixture(scope="module")
+def data(reader: StoreReader) -> dict[str, pd.DataFrame]:
+    names = ("by_bucket", "by_node", "by_user", "by_client", "by_model", "user_client_matrix")
+    return {name: reader.run(name, KST_NOV_21) for name in names}
+
+
+@pytest.fixture(scope="module")
+def bob(reader: StoreReader) -> dict[str, pd.DataFrame]:
+    from dataclasses import replace
+
+    mine = replace(KST_NOV_21, users=("bob",))
+    return {name: reader.run(name, mine) for name in ("by_bucket", "by_node", "by_client", "by_model")}
+
+
+def traces(fig: Any) -> list[Any]:
+    return list(fig.data)
+
+
+def values(array: Any) -> list[Any]:
+    return [v.item() if hasattr(v, "item") else v for v in array]
+
+
+def test_tokens_over_time_stacks_the_four_kinds(data: dict[str, pd.DataFrame]) -> None:
+    fig = figures.tokens_over_time(data["by_bucket"])
+    bars = traces(fig)
+    assert [b.name for b in bars] == ["Uncached prompt", "Cached prompt", "Answer", "Reasoning"]
+    assert fig.layout.barmode == "stack"
+    at_midnight = [values(b.y)[0] for b in bars]  # 00:00 KST holds b1
+    assert at_midnight == [1000, 1000, 400, 0] and sum(at_midnight) == 2400
+    assert all(b.opacity in (None, 1) for b in bars)
+
+
+def test_tokens_over_time_highlight_dims_the_lab_and_draws_the_person(
+    data: dict[str, pd.DataFrame], bob: dict[str, pd.DataFrame]
+) -> None:
+    fig = figures.tokens_over_time(data["by_bucket"], bob["by_bucket"], "bob")
+    *kinds, line = traces(fig)
+    assert all(k.opacity == figures.DIMMED for k in kinds)
+    assert line.name == "bob" and line.line.color == figures.ACCENT
+    assert sum(values(line.y)) == 2549
+
+
+def test_requests_over_time_successes_failures_and_highlight(
+    data: dict[str, pd.DataFrame], bob: dict[str, pd.DataFrame]
+) -> None:
+    plain = traces(figures.requests_over_time(data["by_bucket"]))
+    assert [t.name for t in plain] == ["Succeeded", "Failed"]
+    assert (sum(values(plain[0].y)), sum(values(plain[1].y))) == (2, 1)
+    assert plain[1].marker.color == figures.FAILURE
+    lit = traces(figures.requests_over_time(data["by_bucket"], bob["by_bucket"], "bob"))
+    assert lit[-1].name == "bob" and sum(values(lit[-1].y)) == 2
+
+
+def test_cache_trend_shows_the_split_and_the_rate(
+    data: dict[str, pd.DataFrame], bob: dict[str, pd.DataFrame]
+) -> None:
+    plain = traces(figures.cache_trend(data["by_bucket"]))
+    assert [t.name for t in plain] == ["Cached", "Uncached", "Cache hit rate"]
+    rates = [r for r in values(plain[2].y) if not math.isnan(r)]
+    assert rates[0] == pytest.approx(0.5)
+    lit = traces(figures.cache_trend(data["by_bucket"], bob["by_bucket"], "bob"))
+    assert lit[-1].name == "Cache hit rate (bob)" and lit[-1].line.color == figures.ACCENT
+
+
+def test_share_bars_label_shares_and_stack_the_highlight(
+    data: dict[str, pd.DataFrame], bob: dict[str, pd.DataFrame]
+) -> None:
+    plain = traces(figures.share_bars(data["by_node"], "node", ("requests", "tokens")))
+    assert len(plain) == 2  # one bar trace per measure
+    requests = plain[0]
+    assert list(requests.y) == ["unknown", "l40-a", "blackwell"]  # ties by name, the first on top
+    assert list(requests.text) == ["33.3 %", "33.3 %", "33.3 %"]
+    assert list(plain[1].text) == ["0.0 %", "51.5 %", "48.5 %"]  # tokens: 2549 and 2400 of 4949
+    lit = traces(figures.share_bars(data["by_node"], "node", ("requests", "tokens"), bob["by_node"], "bob"))
+    mine, rest = lit[0], lit[1]
+    assert mine.marker.color == figures.ACCENT and mine.name == "bob"
+    assert values(mine.x) == [1, 1, 0]  # bob: the failed request (unknown) and l40-a
+    assert values(rest.x) == [0, 0, 1]
+    assert rest.marker.color == figures._dim(figures.BASE)
+
+
+def test_user_bars_colour_only_the_highlighted_user(data: dict[str, pd.DataFrame]) -> None:
+    plain = traces(figures.user_bars(data["by_user"], "requests"))[0]
+    assert list(plain.y) == ["alice", "bob"]  # largest on top (the last row)
+    assert list(plain.customdata) == ["alice", "bob"]
+    assert set(plain.marker.color) == {figures.BASE}
+    assert list(plain.text)[1].endswith("66.7 %")
+    lit = traces(figures.user_bars(data["by_user"], "requests", "bob"))[0]
+    assert list(lit.marker.color) == [figures._dim(figures.BASE), figures.ACCENT]
+    spend = traces(figures.user_bars(data["by_user"], "spend"))[0]
+    assert list(spend.y) == ["bob", "alice"] and list(spend.text)[1].startswith("$0.0200")
+
+
+def test_client_matrix_outlines_the_highlighted_row(data: dict[str, pd.DataFrame]) -> None:
+    plain = figures.client_matrix(data["user_client_matrix"])
+    heat = traces(plain)[0]
+    assert list(heat.y) == ["bob", "alice"] and list(heat.x) == [
+        "Claude Code",
+        "Python HTTP",
+        "unknown",
+    ]
+    assert [values(row) for row in heat.z] == [[0, 1, 1], [1, 0, 0]]
+    assert not plain.layout.shapes
+    lit = figures.client_matrix(data["user_client_matrix"], "alice")
+    (outline,) = lit.layout.shapes
+    assert outline.line.color == figures.ACCENT and (outline.y0, outline.y1) == (0.5, 1.5)
+
+
+def test_sparkline_values(data: dict[str, pd.DataFrame]) -> None:
+    assert len(figures.sparkline(data["by_bucket"], "requests")) == 24
+    assert sum(figures.sparkline(data["by_bucket"], "requests")) == 3
+    assert figures.sparkline(data["by_bucket"], "success_rate") == [1.0, 0.0, 1.0]  # only hours with requests
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda d: figures.tokens_over_time(d["by_bucket"]),
+        lambda d: figures.requests_over_time(d["by_bucket"]),
+        lambda d: figures.cache_trend(d["by_bucket"]),
+        lambda d: figures.share_bars(d["by_node"], "node", ("requests", "tokens")),
+        lambda d: figures.user_bars(d["by_user"], "spend", "anyone"),
+        lambda d: figures.client_matrix(d["user_client_matrix"]),
+    ],
+)
+def test_empty_input_draws_a_notice_not_an_error(build: object, reader: StoreReader, tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    nothing = replace(KST_NOV_21, users=("nobody",))
+    empty = {
+        name: reader.run(name, nothing)
+        for name in ("by_bucket", "by_node", "by_user", "by_client", "by_model", "user_client_matrix")
+    }
+    fig = build(empty)  # type: ignore[operator]
+    notes = [a.text for a in fig.layout.annotations]
+    assert "No requests in this range and selection." in notes
+    assert figures.sparkline(pd.DataFrame(), "requests") == []

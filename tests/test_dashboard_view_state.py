@@ -1,0 +1,87 @@
+"""The URL is the view: parse what a link asks for, ignore what it cannot mean, write it back."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from dashboard.view_state import ViewState, parse, to_params
+
+KNOWN = {"user": ["kim", "lee"], "model": ["gpt-oss-120b"], "node": ["blackwell"], "client": ["OpenCode"]}
+NOW = dt.datetime(2026, 12, 3, 9, 7, 30, tzinfo=dt.UTC)
+
+
+def test_a_full_link_round_trips() -> None:
+    params = {
+        "range": ["30d"],
+        "tz": ["UTC"],
+        "user": ["kim", "lee"],
+        "node": ["blackwell"],
+        "highlight": ["kim"],
+        "by": ["tokens"],
+    }
+    state, notices = parse(params, default_tz="Asia/Seoul", known=KNOWN)
+    assert notices == []
+    assert (state.range, state.tz, state.users, state.nodes, state.highlight, state.by) == (
+        "30d",
+        "UTC",
+        ("kim", "lee"),
+        ("blackwell",),
+        "kim",
+        "tokens",
+    )
+    assert to_params(state, default_tz="Asia/Seoul") == params
+
+
+def test_defaults_stay_out_of_the_link() -> None:
+    assert to_params(ViewState(tz="Asia/Seoul"), default_tz="Asia/Seoul") == {}
+
+
+@pytest.mark.parametrize(
+    ("params", "notice"),
+    [
+        ({"range": ["forever"]}, "range='forever'"),
+        ({"range": ["custom"], "from": ["2026-11-30"], "to": ["2026-11-01"]}, "custom range"),
+        ({"range": ["custom"], "from": ["yesterday"]}, "custom range"),
+        ({"tz": ["Mars/Olympus"]}, "tz='Mars/Olympus'"),
+        ({"tz": ["localtime"]}, "tz='localtime'"),
+        ({"user": ["kim", "mallory"]}, "no user 'mallory'"),
+        ({"highlight": ["mallory"]}, "highlight='mallory'"),
+        ({"by": ["vibes"]}, "by='vibes'"),
+    ],
+)
+def test_what_cannot_be_used_is_ignored_with_a_notice(params: dict[str, list[str]], notice: str) -> None:
+    state, notices = parse(params, default_tz="Asia/Seoul", known=KNOWN, zones=["Asia/Seoul", "UTC"])
+    assert len(notices) == 1 and notice in notices[0]
+    assert state.range in ("7d", "custom") and state.tz == "Asia/Seoul"
+    assert "mallory" not in state.users and state.highlight is None
+
+
+def test_rolling_ranges_end_on_the_next_quarter_hour() -> None:
+    filters = ViewState(range="24h", tz="Asia/Seoul").filters(NOW)
+    assert filters.end == dt.datetime(2026, 12, 3, 9, 15, tzinfo=dt.UTC)
+    assert filters.start == dt.datetime(2026, 12, 2, 9, 15, tzinfo=dt.UTC)
+    assert filters.bucket_size == "hour"
+
+
+def test_a_custom_range_is_whole_local_days() -> None:
+    state, _ = parse(
+        {"range": ["custom"], "from": ["2026-11-21"], "to": ["2026-11-22"]},
+        default_tz="Asia/Seoul",
+        known=KNOWN,
+    )
+    filters = state.filters(NOW)
+    assert filters.start == dt.datetime(2026, 11, 20, 15, 0, tzinfo=dt.UTC)  # midnight in Seoul
+    assert filters.end == dt.datetime(2026, 11, 22, 15, 0, tzinfo=dt.UTC)
+
+
+def test_this_month_starts_on_the_first_in_the_display_time_zone() -> None:
+    filters = ViewState(range="month", tz="Asia/Seoul").filters(NOW)
+    assert filters.start == dt.datetime(2026, 11, 30, 15, 0, tzinfo=dt.UTC)  # Dec 1, 00:00 KST
+
+
+def test_dimension_filters_reach_the_query_filters() -> None:
+    state, _ = parse({"user": ["lee"], "client": ["OpenCode"]}, default_tz="UTC", known=KNOWN)
+    filters = state.filters(NOW)
+    assert filters.users == ("lee",) and filters.clients == ("OpenCode",) and filters.nodes == ()
