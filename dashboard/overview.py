@@ -234,9 +234,11 @@ def _cards(page: Page) -> None:
     mine = page.mine["totals"].iloc[0] if page.mine else None
     span = page.filters.end - page.filters.start if page.filters.end and page.filters.start else None
     versus = t("card.vs_previous", days=_span_text(span)) if span else None
-    for column, name in zip(st.columns(len(CARDS)), CARDS, strict=True):
+    # two rows of three: wide enough for "$1,234.56" and a sparkline on a laptop screen
+    slots = [column for _ in range(2) for column in st.columns(3)]
+    for slot, name in zip(slots, CARDS, strict=True):
         metric = BY_NAME[name]
-        with column:
+        with slot:
             st.metric(
                 t(f"card.{name}"),
                 fmt.by_unit(totals[name], metric.unit),

@@ -1,0 +1,124 @@
+"""A real Streamlit server and headless Chromium, for what only a browser shows.
+
+Chromium comes from Debian (`apt-get install chromium`; `.ci/run` installs it) and is
+driven by Playwright with `executable_path`: Playwright's own browser download is not
+reachable here. A missing Chromium fails the test with what to install, never skips.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+ARTIFACTS = REPO / "test-artifacts"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@contextmanager
+def streamlit_server(env: dict[str, str], *args: str) -> Iterator[str]:
+    """`streamlit run app.py` on a free loopback port; yields its URL once healthy."""
+    port = free_port()
+    log = ARTIFACTS / f"streamlit-{port}.log"
+    ARTIFACTS.mkdir(exist_ok=True)
+    with log.open("w") as out:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "streamlit",
+                "run",
+                "app.py",
+                "--server.headless",
+                "true",
+                "--server.port",
+                str(port),
+                "--server.address",
+                "127.0.0.1",
+                "--browser.gatherUsageStats",
+                "false",
+                *args,
+            ],
+            cwd=REPO,
+            env={**os.environ, **env},
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+        url = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as answer:  # noqa: S310
+                        if answer.status == 200:
+                            break
+                except OSError:
+                    pass
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"streamlit did not start; its log:\n{log.read_text()}")
+                time.sleep(0.3)
+            yield url
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+@contextmanager
+def chromium(**context: Any) -> Iterator[Any]:
+    """A Playwright page in Debian's headless Chromium."""
+    if not shutil.which(CHROMIUM) and not Path(CHROMIUM).exists():
+        pytest.fail(f"no Chromium at {CHROMIUM}: install Debian's package (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield browser.new_page(**context)
+        finally:
+            browser.close()
+
+
+def wait_until_rendered(page: Any, charts: int = 0, timeout_ms: int = 60_000) -> None:
+    """The script has finished and `charts` Plotly charts have drawn."""
+    page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']", timeout=timeout_ms)
+    if charts:
+        drawn = "document.querySelectorAll(\"[data-testid='stPlotlyChart'] .js-plotly-plot\").length"
+        page.wait_for_function(f"{drawn} >= {charts}", timeout=timeout_ms)
+
+
+def chart_data(page: Any, key: str) -> list[dict[str, Any]]:
+    """The traces a keyed st.plotly_chart currently draws."""
+    data: list[dict[str, Any]] = page.evaluate(
+        f"JSON.parse(JSON.stringify(document.querySelector('.st-key-{key} .js-plotly-plot').data))"
+    )
+    return data

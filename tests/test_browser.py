@@ -1,0 +1,88 @@
+"""The page in a real browser: a click on a user's bar highlights them in every chart."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dashboard import figures
+from tests import known_store
+from tests.browser import ARTIFACTS, chart_data, chromium, streamlit_server, wait_until_rendered
+
+SEOUL_NOV_21 = "/?range=custom&from=2026-11-21&to=2026-11-21&by=requests"
+OTHER_CHARTS = ("tokens", "cache", "requests", "nodes", "clients", "models")
+
+
+def click_bar(page: Any, key: str, label: str) -> None:
+    """Click the middle of `label`'s bar (Plotly's drag layer swallows element clicks)."""
+    labels = chart_data(page, key)[0]["y"]
+    bar = page.locator(f".st-key-{key} g.trace.bars g.point path").nth(labels.index(label))
+    box = bar.bounding_box()
+    assert box is not None, f"no bar for {label}"
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+
+
+TOKENS = "document.querySelector('.st-key-tokens .js-plotly-plot').data"
+
+
+def highlighted(page: Any, who: str) -> bool:
+    return bool(page.evaluate(f"(who) => {TOKENS}.some(t => t.name === who)", who))
+
+
+@pytest.fixture
+def app_url(tmp_path: Path) -> Any:
+    store = known_store.build(tmp_path / "store")
+    with streamlit_server({"USAGE_STORE": str(store), "USAGE_TIMEZONE": "Asia/Seoul"}) as url:
+        yield url
+
+
+def test_clicking_a_user_highlights_them_everywhere_and_clicking_again_clears(app_url: str) -> None:
+    with chromium(viewport={"width": 1440, "height": 2400}) as page:
+        try:
+            page.goto(app_url + SEOUL_NOV_21)
+            wait_until_rendered(page, charts=8)
+            assert not highlighted(page, "bob")
+
+            click_bar(page, "user_chart", "bob")
+            page.wait_for_function(f"() => {TOKENS}.some(t => t.name === 'bob')", timeout=30_000)
+            wait_until_rendered(page, charts=8)
+            for key in OTHER_CHARTS:
+                traces = chart_data(page, key)
+                accent = [
+                    t for t in traces if figures.ACCENT in str(t.get("line", {})) + str(t.get("marker", {}))
+                ]
+                assert accent, f"{key}: nothing drawn in the accent colour"
+                assert any(t.get("name", "").startswith(("bob", "Cache hit rate (bob)")) for t in accent), key
+            bars = chart_data(page, "user_chart")[0]
+            colours = dict(zip(bars["y"], bars["marker"]["color"], strict=True))
+            assert colours["bob"] == figures.ACCENT and colours["alice"] != figures.ACCENT
+            assert page.locator(".st-key-matrix .shapelayer path").count() == 1  # bob's row outlined
+            assert "highlight=bob" in page.url
+            assert page.get_by_text("bob: 2 (66.7 % of all)").count() == 1
+
+            click_bar(page, "user_chart", "bob")
+            page.wait_for_function(f"() => !{TOKENS}.some(t => t.name === 'bob')", timeout=30_000)
+            assert "highlight" not in page.url
+        except BaseException:
+            ARTIFACTS.mkdir(exist_ok=True)
+            shot = ARTIFACTS / "highlight-failure.png"
+            page.screenshot(path=str(shot), full_page=True)
+            print(f"screenshot of the failure: {shot}")
+            raise
+
+
+def test_the_highlight_survives_a_filter_change(app_url: str) -> None:
+    with chromium(viewport={"width": 1440, "height": 2400}) as page:
+        try:
+            page.goto(app_url + SEOUL_NOV_21 + "&highlight=alice")
+            wait_until_rendered(page, charts=8)
+            assert highlighted(page, "alice")
+            page.goto(app_url + SEOUL_NOV_21 + "&highlight=alice&node=blackwell")
+            wait_until_rendered(page, charts=8)
+            assert highlighted(page, "alice") and "node=blackwell" in page.url
+        except BaseException:
+            ARTIFACTS.mkdir(exist_ok=True)
+            page.screenshot(path=str(ARTIFACTS / "filter-failure.png"), full_page=True)
+            raise
