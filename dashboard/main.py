@@ -1,17 +1,55 @@
-"""The Streamlit app: page set-up, configuration, then the page."""
+"""The Streamlit app: page set-up, sign-in, then the pages the signed-in person may see."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable, Mapping
+from typing import Any
+
 import streamlit as st
 
-from dashboard import overview
+from dashboard import auth, budgets, my_usage, overview, signin
 from dashboard.strings import t
 from etl.config import load_config
 from queries.runner import reader
+from queries.scope import ScopedReader
 
 
 def main() -> None:
     st.set_page_config(page_title=t("title"), page_icon=":material/monitoring:", layout="wide")
     config = load_config()
+    base = reader(config.store)
+    identity: auth.Identity | None = st.session_state.get("identity")
+    if identity is None:
+        signin.render(base, auth.administrators(_auth_secrets(), os.environ))
+        return
+    # Every page gets this reader, never `base`: a student's keys go into every query.
+    scoped = ScopedReader(base, identity.keys)
+    with st.sidebar:
+        st.caption(t("signout.who", who=identity.name, role=t(f"role.{identity.role}")))
+        st.button(t("signout.button"), on_click=_sign_out, key="sign_out", icon=":material/logout:")
     st.title(t("title"))
-    overview.render(config, reader(config.store))
+    if identity.role == "admin":
+        pages = [
+            _page(lambda: overview.render(config, scoped), "page.overview", "overview", default=True),
+            _page(lambda: budgets.render(config, scoped), "page.budgets", "budgets"),
+        ]
+    else:
+        pages = [_page(lambda: my_usage.render(config, scoped), "page.my_usage", "my-usage", default=True)]
+    st.navigation(pages).run()
+
+
+def _page(run: Callable[[], None], title: str, path: str, *, default: bool = False) -> Any:
+    return st.Page(run, title=t(title), url_path=path, default=default)
+
+
+def _sign_out() -> None:
+    st.session_state.clear()  # identity, filters, highlight: nothing of the session stays
+
+
+def _auth_secrets() -> Mapping[str, Any]:
+    try:
+        section = st.secrets.get("auth", {})
+    except (FileNotFoundError, KeyError, st.errors.StreamlitSecretNotFoundError):
+        return {}
+    return dict(section)

@@ -1,339 +1,38 @@
-"""The overview page, top to bottom: filters, freshness, cards, tokens and caching,
-requests and nodes, users and clients, models, download. It only lays out: numbers
-come from the query layer, figures from dashboard/figures.py."""
+"""The administrator's overview, top to bottom: filters, freshness, cards, tokens and
+caching, requests and nodes, users and clients, models, download."""
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
-from dataclasses import dataclass, replace
-from typing import Any
-from zoneinfo import available_timezones
 
-import pandas as pd
 import streamlit as st
 
-from dashboard import figures
-from dashboard import format as fmt
-from dashboard.strings import t
-from dashboard.view_state import RANGES, USER_MEASURES, ViewState, parse, to_params
+from dashboard import panels
 from etl.config import Config
-from queries.filters import Filters
-from queries.metrics import BY_NAME
-from queries.overview import overview
-from queries.runner import StoreReader
+from queries.runner import Reader
 
-CARDS = ("spend_usd", "requests", "total_tokens", "cache_hit_rate", "success_rate", "latency_p50_ms")
-ADDITIVE = {"spend_usd", "requests", "total_tokens"}  # a person's share of these means something
-DELTA_COLORS = {"cache_hit_rate": "normal", "success_rate": "normal", "latency_p50_ms": "inverse"}
-HIGHLIGHT_QUERIES = ("totals", "by_bucket", "by_node", "by_client", "by_model")
-WIDGETS = {
-    "range": "f_range",
-    "days": "f_days",
-    "tz": "f_tz",
-    "users": "f_users",
-    "models": "f_models",
-    "nodes": "f_nodes",
-    "clients": "f_clients",
-    "by": "f_by",
-}
+DOWNLOADS = (
+    ("by_user", "download.users"),
+    ("by_bucket", "download.series"),
+    ("by_node", "download.nodes"),
+    ("user_client_matrix", "download.clients"),
+    ("by_model", "download.models"),
+)
 
 
-@dataclass(frozen=True)
-class Page:
-    """What one run of the page shows."""
-
-    state: ViewState
-    filters: Filters
-    data: dict[str, pd.DataFrame]
-    mine: dict[str, pd.DataFrame]  # the highlighted user's part; empty without highlight
-
-
-def render(config: Config, reader: StoreReader) -> None:
-    status = reader.run("store_status").iloc[0]
-    if int(status["requests"]) == 0:
-        _empty_store()
+def render(config: Config, reader: Reader) -> None:
+    status = panels.store_status(reader)
+    if status is None:
         return
-    known = _known_values(reader)
-    zones = reader.run("time_zones")["name"].tolist()
-    state = _filters_sidebar(config, known, zones)
-    page = _load(reader, state, dt.datetime.now(dt.UTC))
-    _freshness(status, config, state.tz)
-    if reader.last_error:
-        st.warning(t("fresh.reload_failed", error=reader.last_error))
-    _cards(page)
-    left, right = st.columns([3, 2])
-    with left, st.container(border=True):
-        st.markdown(f"**{t('panel.tokens')}**", help=t("panel.tokens.help"))
-        st.plotly_chart(
-            figures.tokens_over_time(page.data["by_bucket"], *_mine(page, "by_bucket")), key="tokens"
-        )
-    with right, st.container(border=True):
-        st.markdown(f"**{t('panel.cache')}**")
-        st.plotly_chart(figures.cache_trend(page.data["by_bucket"], *_mine(page, "by_bucket")), key="cache")
-    left, right = st.columns([3, 2])
-    with left, st.container(border=True):
-        st.markdown(f"**{t('panel.requests')}**")
-        st.plotly_chart(
-            figures.requests_over_time(page.data["by_bucket"], *_mine(page, "by_bucket")), key="requests"
-        )
-    with right, st.container(border=True):
-        st.markdown(f"**{t('panel.nodes')}**")
-        nodes = figures.share_bars(
-            page.data["by_node"], "node", ("requests", "tokens"), *_mine(page, "by_node")
-        )
-        st.plotly_chart(nodes, key="nodes")
+    state = panels.filters_sidebar(config, reader)
+    page = panels.load(reader, state, dt.datetime.now(dt.UTC))
+    panels.freshness(status, config, state.tz, reader)
+    panels.cards(page)
+    panels.time_charts(page)
     left, right = st.columns([1, 1])
     with left, st.container(border=True):
-        _users_panel(page)
+        panels.users_panel(page)
     with right, st.container(border=True):
-        st.markdown(f"**{t('panel.clients')}**")
-        clients = figures.share_bars(
-            page.data["by_client"], "client", ("requests", "tokens"), *_mine(page, "by_client"), height=260
-        )
-        st.plotly_chart(clients, key="clients")
-        st.markdown(f"**{t('panel.matrix')}**")
-        st.plotly_chart(figures.client_matrix(page.data["user_client_matrix"], state.highlight), key="matrix")
-    with st.container(border=True):
-        st.markdown(f"**{t('panel.models')}**")
-        models = figures.share_bars(
-            page.data["by_model"],
-            "model",
-            ("requests", "tokens", "spend"),
-            *_mine(page, "by_model"),
-            height=240,
-        )
-        st.plotly_chart(models, key="models")
-    _downloads(page)
-
-
-def _load(reader: StoreReader, state: ViewState, now: dt.datetime) -> Page:
-    filters = state.filters(now)
-    data = overview(reader, filters)
-    mine: dict[str, pd.DataFrame] = {}
-    if state.highlight is not None:
-        theirs = replace(filters, users=(state.highlight,))
-        mine = reader.run_many({name: (name, theirs) for name in HIGHLIGHT_QUERIES})
-    return Page(state=state, filters=filters, data=data, mine=mine)
-
-
-def _mine(page: Page, key: str) -> tuple[pd.DataFrame | None, str | None]:
-    if page.state.highlight is None:
-        return None, None
-    return page.mine[key], page.state.highlight
-
-
-# --- filters and the URL ----------------------------------------------------------------
-
-
-def _known_values(reader: StoreReader) -> dict[str, list[str]]:
-    values = reader.run("dimensions")
-    known: dict[str, list[str]] = {}
-    for dimension, value in zip(values["dimension"], values["value"], strict=True):
-        known.setdefault(str(dimension), []).append(str(value))
-    return known
-
-
-def _filters_sidebar(config: Config, known: Mapping[str, list[str]], zones: list[str]) -> ViewState:
-    """The sidebar's widgets, started from the URL once per session; the URL then
-    follows the widgets, so a copied link reproduces the view."""
-    default_tz = config.dashboard.timezone
-    if "view_notices" not in st.session_state:
-        params = {key: st.query_params.get_all(key) for key in st.query_params}
-        state, notices = parse(params, default_tz=default_tz, known=known, zones=zones)
-        st.session_state["view_notices"] = notices
-        _seed_widgets(state)
-    sidebar = st.sidebar
-    sidebar.header(t("filters.header"))
-    for notice in st.session_state["view_notices"]:
-        sidebar.warning(t("filters.notice", notice=notice))
-    range_key = sidebar.selectbox(
-        t("filters.range"), RANGES, format_func=lambda key: t(f"range.{key}"), key=WIDGETS["range"]
-    )
-    days: Any = None
-    if range_key == "custom":
-        days = sidebar.date_input(t("filters.days"), key=WIDGETS["days"])
-    choices = sorted(set(zones) & available_timezones() | {default_tz})
-    tz = sidebar.selectbox(t("filters.timezone"), choices, key=WIDGETS["tz"])
-    chosen: dict[str, tuple[str, ...]] = {}
-    for dim, field in (("user", "users"), ("model", "models"), ("node", "nodes"), ("client", "clients")):
-        picked = sidebar.multiselect(
-            t(f"filters.{field}"), known.get(dim, []), key=WIDGETS[field], placeholder=t("filters.all")
-        )
-        chosen[field] = tuple(picked)
-    start_day, end_day = _day_pair(days)
-    state = ViewState(
-        range=range_key if range_key != "custom" or start_day else "7d",
-        start_day=start_day,
-        end_day=end_day,
-        tz=tz,
-        highlight=st.session_state.get("highlight"),
-        by=st.session_state.get(WIDGETS["by"], "spend"),
-        **chosen,
-    )
-    wanted = to_params(state, default_tz=default_tz)
-    current = {key: st.query_params.get_all(key) for key in st.query_params}
-    if wanted != current:
-        st.query_params.from_dict(wanted)
-    return state
-
-
-def _seed_widgets(state: ViewState) -> None:
-    st.session_state[WIDGETS["range"]] = state.range
-    if state.start_day and state.end_day:
-        st.session_state[WIDGETS["days"]] = (state.start_day, state.end_day)
-    else:
-        today = dt.date.today()
-        st.session_state[WIDGETS["days"]] = (today - dt.timedelta(days=6), today)
-    st.session_state[WIDGETS["tz"]] = state.tz
-    for field in ("users", "models", "nodes", "clients"):
-        st.session_state[WIDGETS[field]] = list(getattr(state, field))
-    st.session_state[WIDGETS["by"]] = state.by
-    st.session_state["highlight"] = state.highlight
-
-
-def _day_pair(value: Any) -> tuple[dt.date | None, dt.date | None]:
-    if isinstance(value, tuple | list) and len(value) == 2 and all(isinstance(v, dt.date) for v in value):
-        return value[0], value[1]
-    return None, None
-
-
-# --- freshness and empty states ------------------------------------------------------------
-
-
-def _empty_store() -> None:
-    st.subheader(t("empty.title"))
-    st.write(t("empty.body"))
-    st.code("python -m etl run --source postgresql://USER:PASSWORD@HOST:5432/litellm", language="bash")
-
-
-def _freshness(status: pd.Series, config: Config, tz: str) -> None:
-    newest = _local(status["last_request"], tz)
-    last_run = status["last_ok_run"]
-    st.caption(t("fresh.caption", newest=newest, run=_local(last_run, tz), tz=tz))
-    if status["last_run_status"] == "failed":
-        st.error(t("fresh.failed", error=status["last_run_error"]))
-    if pd.notna(last_run):
-        age = pd.Timestamp.now(tz="UTC") - last_run
-        if age > pd.Timedelta(minutes=config.dashboard.stale_after_minutes):
-            st.warning(t("fresh.stale", age=fmt.age(age.total_seconds())))
-
-
-def _local(value: Any, tz: str) -> str:
-    if value is None or pd.isna(value):
-        return t("fresh.never")
-    return str(pd.Timestamp(value).tz_convert(tz).strftime("%Y-%m-%d %H:%M"))
-
-
-# --- cards -------------------------------------------------------------------------------
-
-
-def _cards(page: Page) -> None:
-    totals = page.data["totals"].iloc[0]
-    previous = page.data["totals_previous"].iloc[0]
-    mine = page.mine["totals"].iloc[0] if page.mine else None
-    span = page.filters.end - page.filters.start if page.filters.end and page.filters.start else None
-    versus = t("card.vs_previous", days=_span_text(span)) if span else None
-    # two rows of three: wide enough for "$1,234.56" and a sparkline on a laptop screen
-    slots = [column for _ in range(2) for column in st.columns(3)]
-    for slot, name in zip(slots, CARDS, strict=True):
-        metric = BY_NAME[name]
-        with slot:
-            st.metric(
-                t(f"card.{name}"),
-                fmt.by_unit(totals[name], metric.unit),
-                delta=fmt.change(totals[name], previous[name], metric.unit),
-                delta_color=DELTA_COLORS.get(name, "off"),  # type: ignore[arg-type]
-                help=f"{metric.description} {versus}" if versus else metric.description,
-                border=True,
-                chart_data=figures.sparkline(page.data["by_bucket"], name) or None,
-                chart_type="area" if name in ADDITIVE else "line",
-            )
-            if mine is not None:
-                st.caption(_mine_text(page.state.highlight or "", name, mine[name], totals[name]))
-
-
-def _mine_text(who: str, name: str, value: Any, total: Any) -> str:
-    unit = BY_NAME[name].unit
-    if name in ADDITIVE and not fmt.missing(total) and total:
-        share = fmt.percent(float(value) / float(total))
-        return t("card.mine_share", who=who, value=fmt.by_unit(value, unit), share=share)
-    return t("card.mine", who=who, value=fmt.by_unit(value, unit))
-
-
-def _span_text(span: dt.timedelta) -> str:
-    hours = span.total_seconds() / 3600
-    return f"{hours:.0f} h" if hours <= 48 else f"{span.days} d"
-
-
-# --- users and the highlight --------------------------------------------------------------
-
-
-def _users_panel(page: Page) -> None:
-    st.markdown(f"**{t('panel.users')}**", help=t("panel.users.hint"))
-    by = st.segmented_control(
-        t("users.by"),
-        USER_MEASURES,
-        format_func=lambda m: t(f"users.by.{m}"),
-        key=WIDGETS["by"],
-        label_visibility="collapsed",
-    )
-    highlight = page.state.highlight
-    if highlight is not None:
-        note, clear = st.columns([3, 2], vertical_alignment="center")
-        note.markdown(t("highlight.active", who=highlight))
-        clear.button(t("highlight.clear"), on_click=_set_highlight, args=(None,), key="clear_highlight")
-    figure = figures.user_bars(page.data["by_user"], by or "spend", highlight)
-    st.plotly_chart(figure, key="user_chart", on_select=_on_user_click, selection_mode="points")
-
-
-def _on_user_click() -> None:
-    selection = st.session_state.get("user_chart", {}).get("selection", {})
-    st.session_state["highlight"] = toggled_highlight(
-        selection.get("points", []), st.session_state.get("highlight")
-    )
-
-
-def toggled_highlight(points: list[dict[str, Any]], current: str | None) -> str | None:
-    """A click on a user's bar highlights them; a click on the highlighted bar clears it;
-    a click on nothing (an emptied selection) leaves the highlight as it is."""
-    if not points:
-        return current
-    clicked = points[0].get("customdata")
-    if isinstance(clicked, list):
-        clicked = clicked[0] if clicked else None
-    if clicked is None:
-        clicked = points[0].get("y")
-    if clicked is None:
-        return current
-    return None if str(clicked) == current else str(clicked)
-
-
-def _set_highlight(user: str | None) -> None:
-    st.session_state["highlight"] = user
-
-
-# --- download -----------------------------------------------------------------------------
-
-
-def _downloads(page: Page) -> None:
-    with st.expander(t("download.header")):
-        columns = st.columns(5)
-        for column, (key, label) in zip(
-            columns,
-            (
-                ("by_user", "download.users"),
-                ("by_bucket", "download.series"),
-                ("by_node", "download.nodes"),
-                ("user_client_matrix", "download.clients"),
-                ("by_model", "download.models"),
-            ),
-            strict=True,
-        ):
-            column.download_button(
-                t(label),
-                page.data[key].to_csv(index=False).encode("utf-8"),
-                file_name=f"{key}.csv",
-                mime="text/csv",
-                key=f"download_{key}",
-            )
+        panels.clients_panel(page, matrix=True)
+    panels.models_panel(page)
+    panels.downloads(page, DOWNLOADS)

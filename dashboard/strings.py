@@ -86,6 +86,67 @@ EN: dict[str, str] = {
         "database, then reload this page:"
     ),
     "empty.range": "No requests in this range and selection.",
+    # peers and budgets (students)
+    "panel.peers": "You among everyone",
+    "panel.peers.anonymous": "Everyone else appears as a letter, largest first; only you see your name.",
+    "panel.peers.named": "Everyone's totals, by name, as the lab has chosen to share them.",
+    "panel.peers.hidden": "The lab keeps everyone's usage private; only yours is shown.",
+    "peers.you": "You",
+    "panel.budget": "Your budget",
+    "budget.key": "your key",
+    "budget.no_keys": "LiteLLM's key list has no key of yours yet (the next ETL run copies it).",
+    "budget.used": "{key}: {spend} of {budget} used ({share}), {left} left",
+    "budget.unlimited": "{key}: {spend} spent, no budget set",
+    "budget.resets": "resets {when} (every {every})",
+    "budget.limits": "limits: {limits}",
+    "budget.no_limits": "no rate limits",
+    "budget.user": "Your personal budget across keys: {spend} of {budget}",
+    # administrator budget table
+    "budgets.summary": "**{keys}** keys: **{over}** over budget, **{near}** above 80 %.",
+    "budgets.key": "Key",
+    "budgets.user": "User",
+    "budgets.spend": "Spend",
+    "budgets.budget": "Budget",
+    "budgets.used": "Used",
+    "budgets.left": "Left",
+    "budgets.resets": "Resets",
+    "budgets.last_active": "Last request",
+    "budgets.blocked": "Blocked",
+    "budgets.expires": "Expires",
+    "budgets.note": (
+        "Spend and budgets as LiteLLM counts them (its key list, copied by the last ETL run). Times in {tz}."
+    ),
+    # pages, sign-in and sign-out
+    "page.overview": "Overview",
+    "page.budgets": "Budgets",
+    "page.my_usage": "My usage",
+    "role.admin": "administrator",
+    "role.student": "student",
+    "signout.who": "Signed in as **{who}** ({role})",
+    "signout.button": "Sign out",
+    "signin.title": "Sign in",
+    "signin.subtitle": (
+        "Students: your LiteLLM key shows your own usage and budget. Administrators: your password."
+    ),
+    "signin.student": "Student",
+    "signin.admin": "Administrator",
+    "signin.key": "Your LiteLLM key",
+    "signin.key.help": (
+        "The sk-... key you use for the lab's models. Only its fingerprint (sha256) is checked; "
+        "the key itself is never stored."
+    ),
+    "signin.password": "Password",
+    "signin.submit": "Sign in",
+    "signin.wait": "Too many failed attempts: try again in {seconds} s.",
+    "signin.no_admin": (
+        "No administrator password is configured. Run `python -m dashboard.auth hash-password` "
+        "and put its line into `.streamlit/secrets.toml` (see the README)."
+    ),
+    "signin.refused.format": "That is not a LiteLLM key: they start with sk-.",
+    "signin.refused.unknown": "The lab's LiteLLM does not know this key.",
+    "signin.refused.blocked": "This key is blocked in LiteLLM. Ask the lab's administrator.",
+    "signin.refused.expired": "This key has expired. Ask the lab's administrator for a new one.",
+    "signin.refused.password": "Wrong password.",
     # download
     "download.header": "Download this view",
     "download.users": "Users (CSV)",
@@ -96,6 +157,6 @@ EN: dict[str, str] = {
 }
 
 
-def t(key: str, **values: object) -> str:
+def t(key: str, /, **values: object) -> str:
     text = EN[key]
     return text.format(**values) if values else text

@@ -71,6 +71,7 @@ class DashboardSettings:
 
     timezone: str = DEFAULT_TIMEZONE  # IANA name; the store itself is UTC
     stale_after_minutes: float = 30.0  # warn when the last good ETL run is older
+    peers: Literal["anonymous", "named", "hidden"] = "anonymous"  # what students see of others
 
 
 @dataclass(frozen=True)
@@ -199,7 +200,7 @@ def _noise(table: Any, env: Mapping[str, str]) -> NoiseRules:
 
 def _dashboard(table: Any, env: Mapping[str, str]) -> DashboardSettings:
     table = _table(table, "dashboard")
-    _reject_unknown(table, {"timezone", "stale_after_minutes"}, "dashboard.")
+    _reject_unknown(table, {"timezone", "stale_after_minutes", "peers"}, "dashboard.")
     timezone = env.get("USAGE_TIMEZONE") or table.get("timezone", DEFAULT_TIMEZONE)
     try:
         ZoneInfo(timezone)
@@ -208,7 +209,10 @@ def _dashboard(table: Any, env: Mapping[str, str]) -> DashboardSettings:
             f"dashboard.timezone {timezone!r} is not an IANA time zone such as Asia/Seoul"
         ) from None
     stale = _number(table.get("stale_after_minutes", 30.0), "dashboard.stale_after_minutes", minimum=1)
-    return DashboardSettings(timezone=timezone, stale_after_minutes=stale)
+    peers = table.get("peers", "anonymous")
+    if peers not in ("anonymous", "named", "hidden"):
+        raise ConfigError(f'dashboard.peers must be "anonymous", "named" or "hidden", not {peers!r}')
+    return DashboardSettings(timezone=timezone, stale_after_minutes=stale, peers=peers)
 
 
 def _node(i: int, table: Any) -> NodeRule:

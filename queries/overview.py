@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from queries.filters import Filters
-from queries.runner import StoreReader
+from queries.runner import Reader
 
 # key -> query; "totals_previous" is totals over the period before (the cards' deltas)
 OVERVIEW_QUERIES = {
@@ -21,7 +21,7 @@ OVERVIEW_QUERIES = {
 }
 
 
-def overview(reader: StoreReader, filters: Filters) -> dict[str, pd.DataFrame]:
+def overview(reader: Reader, filters: Filters) -> dict[str, pd.DataFrame]:
     filters = reader.resolve(filters)
     jobs = {
         key: (name, filters.previous() if key == "totals_previous" else filters)

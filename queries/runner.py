@@ -21,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import duckdb
 import pandas as pd
@@ -38,6 +38,21 @@ RETRY_FAILED_S = 60.0  # how long to wait before loading a store that failed to 
 
 class UnknownQuery(LookupError):
     pass
+
+
+class Reader(Protocol):
+    """What pages need from a reader: StoreReader, or the ScopedReader a session gets."""
+
+    @property
+    def last_error(self) -> str | None: ...
+
+    def run(self, name: str, filters: Filters | None = None, **params: Any) -> pd.DataFrame: ...
+
+    def run_many(self, jobs: Mapping[str, tuple[str, Filters]]) -> dict[str, pd.DataFrame]: ...
+
+    def compare(self, name: str, filters: Filters, **params: Any) -> pd.DataFrame: ...
+
+    def resolve(self, filters: Filters) -> Filters: ...
 
 
 def query_names() -> list[str]:

@@ -22,6 +22,15 @@ NODES = (
 )
 
 
+def raw_key(name: str) -> str:
+    """The made-up virtual key a person of this store signs in with."""
+    return f"sk-{name}"
+
+
+def key_of(name: str) -> str:
+    return hashlib.sha256(raw_key(name).encode()).hexdigest()
+
+
 def request(kind: str, user: str, start: dt.datetime, **kw: Any) -> dict[str, Any]:
     """A LiteLLM row of `kind` for `user`; `ttft_ms`/`duration_ms` place its timestamps."""
     duration = kw.pop("duration_ms")
@@ -42,7 +51,7 @@ def request(kind: str, user: str, start: dt.datetime, **kw: Any) -> dict[str, An
         kw |= {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
     if "user_agent" in kw:
         metadata["user_agent"] = kw.pop("user_agent")
-    key = hashlib.sha256(f"sk-{user}".encode()).hexdigest()  # one key per person
+    key = key_of(user)  # one key per person
     metadata["user_api_key"] = key
     row = spend_log(
         kind, start=start, user=user, api_key=key, metadata=metadata, request_duration_ms=duration, **kw
@@ -113,10 +122,77 @@ KST_NOV_21 = Filters(
 )
 
 
-def build(path: Path) -> Path:
-    """Write the known rows into a store at `path` with the ETL's own ingest."""
+def keys_table() -> Any:
+    """LiteLLM's key list for the store: alice has two keys (one unused) and a budget
+    tier, bob is close to his budget, carol's key has expired, dave's is blocked."""
+    import pyarrow as pa
+
+    from etl.store import KEYS_SCHEMA
+
+    reset = dt.datetime(2026, 12, 15, tzinfo=UTC)
+    snapshot = dt.datetime(2026, 12, 1, tzinfo=UTC)
+
+    def key(name: str, owner: str, **values: Any) -> dict[str, Any]:
+        row: dict[str, Any] = dict.fromkeys(KEYS_SCHEMA.names)
+        return (
+            row
+            | {
+                "api_key_hash": key_of(name),
+                "key_name": f"sk-...{name[-4:]}",
+                "key_alias": f"{name}-laptop",
+                "user_id": owner,
+                "spend": 0.0,
+                "blocked": False,
+                "snapshot_at": snapshot,
+            }
+            | values
+        )
+
+    rows = [
+        key(
+            "alice",
+            "alice",
+            spend=3.25,
+            max_budget=10.0,
+            budget_duration="30d",
+            budget_reset_at=reset,
+            tpm_limit=20_000,
+            rpm_limit=60,
+        ),
+        key("alice-2", "alice", key_alias="alice-jupyter", spend=0.5),
+        key("bob", "bob", spend=4.6, max_budget=5.0, budget_duration="30d", budget_reset_at=reset),
+        key("carol", "carol", expires=dt.datetime(2026, 1, 1, tzinfo=UTC)),
+        key("dave", "dave", blocked=True),
+    ]
+    return pa.Table.from_pylist(rows, schema=KEYS_SCHEMA)
+
+
+def users_table() -> Any:
+    import pyarrow as pa
+
+    from etl.store import USERS_SCHEMA
+
+    row: dict[str, Any] = dict.fromkeys(USERS_SCHEMA.names)
+    alice = row | {
+        "user_id": "alice",
+        "user_alias": "Alice",
+        "spend": 3.75,
+        "max_budget": 40.0,
+        "snapshot_at": dt.datetime(2026, 12, 1, tzinfo=UTC),
+    }
+    return pa.Table.from_pylist([alice], schema=USERS_SCHEMA)
+
+
+def build(path: Path, *, keys: bool = True) -> Path:
+    """Write the known rows into a store at `path` with the ETL's own ingest, and (unless
+    `keys` is False) LiteLLM's key and user lists as an ETL run would snapshot them."""
     from etl.config import Config
+    from etl.load import write_snapshot
     from etl.run import ingest_rows
+    from etl.store import KEYS_FILE, USERS_FILE
 
     ingest_rows(Config(store=path, nodes=NODES), ROWS)
+    if keys:
+        write_snapshot(path / KEYS_FILE, keys_table())
+        write_snapshot(path / USERS_FILE, users_table())
     return path

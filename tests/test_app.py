@@ -12,7 +12,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dashboard import figures
-from dashboard.overview import toggled_highlight
+from dashboard.auth import Identity
+from dashboard.panels import toggled_highlight
 from tests import known_store
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
@@ -25,9 +26,11 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def page(store: Path, monkeypatch: pytest.MonkeyPatch, **params: str | list[str]) -> AppTest:
+    """The page as an administrator sees it (signing in is tested in test_access.py)."""
     monkeypatch.setenv("USAGE_STORE", str(store))
     monkeypatch.setenv("USAGE_TIMEZONE", "Asia/Seoul")
     at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state["identity"] = Identity(role="admin", name="admin")
     for key, value in params.items():
         at.query_params[key] = value
     at.run()

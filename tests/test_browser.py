@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from dashboard import figures
+from dashboard import auth, figures
 from tests import known_store
 from tests.browser import ARTIFACTS, chart_data, chromium, streamlit_server, wait_until_rendered
 
@@ -31,17 +31,39 @@ def highlighted(page: Any, who: str) -> bool:
     return bool(page.evaluate(f"(who) => {TOKENS}.some(t => t.name === who)", who))
 
 
+PASSWORD = "correct horse battery staple"
+
+
 @pytest.fixture
 def app_url(tmp_path: Path) -> Any:
     store = known_store.build(tmp_path / "store")
-    with streamlit_server({"USAGE_STORE": str(store), "USAGE_TIMEZONE": "Asia/Seoul"}) as url:
+    env = {
+        "USAGE_STORE": str(store),
+        "USAGE_TIMEZONE": "Asia/Seoul",
+        "USAGE_ADMIN_PASSWORD_HASH": auth.hash_password(PASSWORD),
+    }
+    with streamlit_server(env) as url:
         yield url
+
+
+def sign_in(page: Any, *, password: str | None = None, key: str | None = None) -> None:
+    """Through the sign-in form, as a person would."""
+    wait_until_rendered(page)
+    if password is not None:
+        page.get_by_role("tab", name="Administrator").click()
+        page.get_by_role("textbox", name="Password").fill(password)
+        page.locator("[data-testid='stForm']").nth(1).get_by_role("button", name="Sign in").click()
+    else:
+        page.get_by_role("textbox", name="Your LiteLLM key").fill(key or "")
+        page.locator("[data-testid='stForm']").nth(0).get_by_role("button", name="Sign in").click()
+    page.wait_for_selector("[data-testid='stMetric']", timeout=60_000)
 
 
 def test_clicking_a_user_highlights_them_everywhere_and_clicking_again_clears(app_url: str) -> None:
     with chromium(viewport={"width": 1440, "height": 2400}) as page:
         try:
             page.goto(app_url + SEOUL_NOV_21)
+            sign_in(page, password=PASSWORD)
             wait_until_rendered(page, charts=8)
             assert not highlighted(page, "bob")
 
@@ -77,12 +99,35 @@ def test_the_highlight_survives_a_filter_change(app_url: str) -> None:
     with chromium(viewport={"width": 1440, "height": 2400}) as page:
         try:
             page.goto(app_url + SEOUL_NOV_21 + "&highlight=alice")
+            sign_in(page, password=PASSWORD)
             wait_until_rendered(page, charts=8)
             assert highlighted(page, "alice")
-            page.goto(app_url + SEOUL_NOV_21 + "&highlight=alice&node=blackwell")
+            page.get_by_label("GPU nodes").click()  # the sidebar's multiselect
+            page.get_by_role("option", name="blackwell").click()
+            page.wait_for_function("() => window.location.search.includes('node=blackwell')", timeout=30_000)
             wait_until_rendered(page, charts=8)
-            assert highlighted(page, "alice") and "node=blackwell" in page.url
+            assert highlighted(page, "alice") and "highlight=alice" in page.url
         except BaseException:
             ARTIFACTS.mkdir(exist_ok=True)
             page.screenshot(path=str(ARTIFACTS / "filter-failure.png"), full_page=True)
+            raise
+
+
+def test_a_student_sees_their_budget_and_no_other_name(app_url: str) -> None:
+    with chromium(viewport={"width": 1366, "height": 2000}) as page:
+        try:
+            page.goto(app_url + SEOUL_NOV_21)
+            sign_in(page, key=known_store.raw_key("alice"))
+            wait_until_rendered(page, charts=7)
+            bars = page.locator("[data-testid='stProgress']")
+            assert bars.count() == 3
+            assert "alice-laptop: $3.25 of $10.00 used (32.5 %), $6.75 left" in bars.first.inner_text()
+            peers = chart_data(page, "peers_chart")[0]
+            assert sorted(peers["y"]) == ["Student A", "You"]
+            text = page.locator("[data-testid='stApp']").inner_text()
+            assert "bob" not in text and "carol" not in text
+            assert "sk-alice" not in page.url and "sk-alice" not in page.content()
+        except BaseException:
+            ARTIFACTS.mkdir(exist_ok=True)
+            page.screenshot(path=str(ARTIFACTS / "student-failure.png"), full_page=True)
             raise

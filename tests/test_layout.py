@@ -49,7 +49,9 @@ def test_every_query_file_says_what_it_returns() -> None:
         assert first.startswith(f"-- {path.stem}: "), path
 
 
-def test_no_query_reads_the_unscoped_requests() -> None:
-    """A student's scope lives in the in_scope view: a query reading `facts` would skip it."""
+def test_no_query_reads_the_unscoped_tables() -> None:
+    """A student's scope lives in the *_in_scope and scoped views: a query reading the
+    tables beneath them would skip it."""
+    raw = re.compile(r"\b(FROM|JOIN)\s+(facts|keys|users)\b", re.IGNORECASE)
     for path in (REPO / "queries").glob("*.sql"):
-        assert not re.search(r"\bfacts\b", path.read_text(encoding="utf-8")), path
+        assert not raw.search(path.read_text(encoding="utf-8")), path

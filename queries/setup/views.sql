@@ -56,3 +56,17 @@ labelled AS (
 )
 SELECT q15, bucket, min(slot_start) OVER (PARTITION BY bucket, utc_offset) AS bucket_start
 FROM labelled;
+
+-- keys_in_scope, users_in_scope: LiteLLM's keys and users this session may see (a
+-- student: their own keys and their own user row)
+CREATE VIEW keys_in_scope AS
+SELECT *
+FROM keys k
+WHERE getvariable('filters').only_keys::VARCHAR[] IS NULL
+   OR list_contains(getvariable('filters').only_keys::VARCHAR[], k.api_key_hash);
+
+CREATE VIEW users_in_scope AS
+SELECT *
+FROM users u
+WHERE getvariable('filters').only_keys::VARCHAR[] IS NULL
+   OR u.user_id IN (SELECT user_id FROM keys_in_scope WHERE user_id IS NOT NULL);

@@ -1,0 +1,48 @@
+"""The administrator's budget table: every key's spend against its budget, limits and
+last activity, the keys closest to (or over) their budget first."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard import panels
+from dashboard.strings import t
+from etl.config import Config
+from queries.runner import Reader
+
+NEAR = 0.8  # a key that has used this share of its budget is "close"
+
+
+def render(config: Config, reader: Reader) -> None:
+    status = panels.store_status(reader)
+    if status is None:
+        return
+    panels.freshness(status, config, config.dashboard.timezone, reader)
+    budgets = reader.run("budgets")
+    over = int((budgets["budget_used"] >= 1).sum())
+    near = int(((budgets["budget_used"] >= NEAR) & (budgets["budget_used"] < 1)).sum())
+    st.markdown(t("budgets.summary", keys=len(budgets), over=over, near=near))
+    tz = config.dashboard.timezone
+    table = budgets.assign(
+        budget_reset_at=budgets["budget_reset_at"].dt.tz_convert(tz),
+        last_active=budgets["last_active"].dt.tz_convert(tz),
+        expires=budgets["expires"].dt.tz_convert(tz),
+    )
+    columns = {
+        "key_alias": st.column_config.TextColumn(t("budgets.key")),
+        "user_id": st.column_config.TextColumn(t("budgets.user")),
+        "spend": st.column_config.NumberColumn(t("budgets.spend"), format="$%.2f"),
+        "max_budget": st.column_config.NumberColumn(t("budgets.budget"), format="$%.2f"),
+        "budget_used": st.column_config.ProgressColumn(
+            t("budgets.used"), min_value=0.0, max_value=1.0, format="percent"
+        ),
+        "budget_left": st.column_config.NumberColumn(t("budgets.left"), format="$%.2f"),
+        "budget_reset_at": st.column_config.DatetimeColumn(t("budgets.resets"), format="YYYY-MM-DD HH:mm"),
+        "tpm_limit": st.column_config.NumberColumn("TPM", format="%d"),
+        "rpm_limit": st.column_config.NumberColumn("RPM", format="%d"),
+        "last_active": st.column_config.DatetimeColumn(t("budgets.last_active"), format="YYYY-MM-DD HH:mm"),
+        "blocked": st.column_config.CheckboxColumn(t("budgets.blocked")),
+        "expires": st.column_config.DatetimeColumn(t("budgets.expires"), format="YYYY-MM-DD"),
+    }
+    st.dataframe(table[list(columns)], column_config=columns, hide_index=True, width="stretch")
+    st.caption(t("budgets.note", tz=tz))

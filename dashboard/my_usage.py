@@ -1,0 +1,38 @@
+"""A student's page: their own cards, tokens, caching, requests, budget and limits,
+clients and models, and (as the lab allows) where they stand among everyone."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import streamlit as st
+
+from dashboard import panels
+from dashboard.strings import t
+from etl.config import Config
+from queries.scope import ScopedReader
+
+DOWNLOADS = (("by_bucket", "download.series"), ("by_model", "download.models"))
+
+
+def render(config: Config, reader: ScopedReader) -> None:
+    status = panels.store_status(reader)
+    if status is None:
+        return
+    state = panels.filters_sidebar(config, reader, with_users=False)
+    page = panels.load(reader, state, dt.datetime.now(dt.UTC))
+    panels.freshness(status, config, state.tz, reader)
+    with st.container(border=True):
+        panels.budget_bars(reader.run("budgets", page.filters), state.tz)
+    panels.cards(page)
+    panels.time_charts(page)
+    left, right = st.columns([1, 1])
+    with left, st.container(border=True):
+        panels.clients_panel(page, matrix=False)
+    with right, st.container(border=True):
+        if config.dashboard.peers == "hidden":
+            st.caption(t("panel.peers.hidden"))
+        else:
+            panels.peers_panel(reader, page, config.dashboard.peers)
+    panels.models_panel(page)
+    panels.downloads(page, DOWNLOADS)

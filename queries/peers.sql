@@ -1,0 +1,38 @@
+-- peers: per-person totals for a student's comparison bars. Names leave this query only
+-- when $named; otherwise the student is "You" and everyone else a letter by rank
+-- ("Student A" spent most), so no other name reaches a student's browser
+WITH per_user AS (
+    SELECT
+        r."user"::VARCHAR AS name,
+        bool_or(list_contains($own_keys::VARCHAR[], r.api_key_hash::VARCHAR)) AS is_you,
+        metric.requests(r) AS requests,
+        metric.total_tokens(r) AS total_tokens,
+        metric.spend_usd(r) AS spend_usd,
+        metric.share(metric.requests(r)) AS requests_share,
+        metric.share(metric.total_tokens(r)) AS tokens_share,
+        metric.share(metric.spend_usd(r)) AS spend_share
+    FROM scoped r
+    GROUP BY r."user"
+),
+ranked AS (
+    SELECT
+        *,
+        row_number() OVER (PARTITION BY is_you ORDER BY spend_usd DESC, total_tokens DESC, name) - 1 AS place
+    FROM per_user
+)
+SELECT
+    CASE
+        WHEN is_you THEN 'You'
+        WHEN $named THEN name
+        WHEN place < 26 THEN 'Student ' || chr(65 + place::INTEGER)
+        ELSE 'Student ' || chr(64 + (place // 26)::INTEGER) || chr(65 + (place % 26)::INTEGER)
+    END AS "user",
+    is_you,
+    requests,
+    total_tokens,
+    spend_usd,
+    requests_share,
+    tokens_share,
+    spend_share
+FROM ranked
+ORDER BY spend_usd DESC, total_tokens DESC, "user"

@@ -1,0 +1,50 @@
+"""Whose requests a session may see, applied to every query it runs.
+
+A page gets a `ScopedReader`, never the store's reader itself: for a student every
+query carries their keys (`Filters.only_keys`), which the `in_scope` view applies in
+SQL, whatever filters the page or a crafted URL asked for. The one exception is
+`peers`, the comparison bars a lab may allow: it returns per-person totals only, and
+without names unless the lab's `peers` setting says "named".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+import pandas as pd
+
+from queries.filters import Filters
+from queries.runner import StoreReader
+
+
+class ScopedReader:
+    def __init__(self, reader: StoreReader, keys: tuple[str, ...] | None) -> None:
+        """`keys` None: everything (an administrator); a tuple: only those keys' requests."""
+        self._reader = reader
+        self.keys = keys
+
+    @property
+    def last_error(self) -> str | None:
+        return self._reader.last_error
+
+    def run(self, name: str, filters: Filters | None = None, **params: Any) -> pd.DataFrame:
+        return self._reader.run(name, self._scoped(filters), **params)
+
+    def run_many(self, jobs: Mapping[str, tuple[str, Filters]]) -> dict[str, pd.DataFrame]:
+        return self._reader.run_many({key: (name, self._scoped(f)) for key, (name, f) in jobs.items()})
+
+    def compare(self, name: str, filters: Filters, **params: Any) -> pd.DataFrame:
+        return self._reader.compare(name, self._scoped(filters), **params)
+
+    def resolve(self, filters: Filters) -> Filters:
+        return self._scoped(self._reader.resolve(self._scoped(filters)))
+
+    def peers(self, filters: Filters, *, named: bool) -> pd.DataFrame:
+        """Everyone's totals for the comparison bars, the session's own as "You"."""
+        everyone = replace(filters, users=(), only_keys=None)
+        return self._reader.run("peers", everyone, own_keys=list(self.keys or ()), named=named)
+
+    def _scoped(self, filters: Filters | None) -> Filters:
+        return replace(filters or Filters(), only_keys=self.keys)

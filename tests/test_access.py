@@ -1,0 +1,213 @@
+"""Who sees what: sign-in, a student's scope in every query and on the page, peers modes,
+lock-out, and a key that never lingers anywhere."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dashboard import auth
+from queries.overview import OVERVIEW_QUERIES
+from queries.runner import StoreReader
+from queries.scope import ScopedReader
+from tests import known_store, storeview
+from tests.known_store import KST_NOV_21
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+PASSWORD = "correct horse battery staple"
+SEOUL_NOV_21 = {"range": "custom", "from": "2026-11-21", "to": "2026-11-21"}
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return known_store.build(tmp_path_factory.mktemp("access") / "store")
+
+
+@pytest.fixture(scope="module")
+def password_hash() -> str:
+    return auth.hash_password(PASSWORD)
+
+
+def app(
+    store: Path, monkeypatch: pytest.MonkeyPatch, password_hash: str, peers: str = "anonymous", **params: Any
+) -> AppTest:
+    config = store.parent / f"usage-{peers}.toml"
+    config.write_text(f'[dashboard]\npeers = "{peers}"\ntimezone = "Asia/Seoul"\n', encoding="utf-8")
+    monkeypatch.setenv("USAGE_STORE", str(store))
+    monkeypatch.setenv("USAGE_CONFIG", str(config))
+    monkeypatch.setenv("USAGE_ADMIN_PASSWORD_HASH", password_hash)
+    at = AppTest.from_file(APP, default_timeout=60)
+    for key, value in params.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def sign_in(at: AppTest, *, key: str | None = None, password: str | None = None) -> AppTest:
+    field, button = (0, 0) if key is not None else (1, 1)
+    at.text_input[field].input(key if key is not None else password or "")
+    submit: Any = at.get("form_submit_button")[button]
+    submit.click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def everything(at: AppTest) -> str:
+    """All the page shows and all the session holds, as text."""
+    state = at.session_state._state._state
+    return (
+        repr(at._tree)
+        + repr(state._old_state)
+        + repr(state._new_widget_state)
+        + repr(state._new_session_state)
+    )
+
+
+def test_nothing_is_shown_before_signing_in(
+    store: Path, monkeypatch: pytest.MonkeyPatch, password_hash: str
+) -> None:
+    at = app(store, monkeypatch, password_hash, **SEOUL_NOV_21)
+    assert [t.value for t in at.title] == ["Sign in"]
+    assert not at.metric and not at.get("plotly_chart")
+    assert "alice" not in repr(at._tree)
+
+
+def test_an_administrator_signs_in_with_the_right_password_only(
+    store: Path, monkeypatch: pytest.MonkeyPatch, password_hash: str
+) -> None:
+    at = sign_in(app(store, monkeypatch, password_hash, **SEOUL_NOV_21), password="wrong password")
+    assert "Wrong password." in [e.value for e in at.error]
+    assert not at.metric
+    sign_in(at, password=PASSWORD)
+    assert {m.label: m.value for m in at.metric}["Requests"] == "3"  # the whole lab
+    assert len(at.get("plotly_chart")) == 8
+    assert any("Signed in as **admin** (administrator)" in c.value for c in at.sidebar.caption)
+
+
+def test_a_student_signs_in_with_their_key_and_sees_their_budget(
+    store: Path, monkeypatch: pytest.MonkeyPatch, password_hash: str
+) -> None:
+    at = sign_in(app(store, monkeypatch, password_hash, **SEOUL_NOV_21), key="sk-alice")
+    cards = {m.label: m.value for m in at.metric}
+    assert (cards["Requests"], cards["Spend"], cards["Tokens"]) == ("1", "$0.0200", "2.4k")  # b1 only
+    bars = [p.proto.text for p in at.get("progress")]
+    assert bars == [
+        "alice-laptop: $3.25 of $10.00 used (32.5 %), $6.75 left",
+        "alice-jupyter: $0.500 spent, no budget set",
+        "Your personal budget across keys: $3.75 of $40.00",
+    ]
+    assert any("limits: TPM 20,000 · RPM 60" in c.value for c in at.caption)
+
+
+@pytest.mark.parametrize(
+    ("key", "message"),
+    [
+        ("sk-mallory", "The lab's LiteLLM does not know this key."),
+        ("sk-dave", "This key is blocked in LiteLLM. Ask the lab's administrator."),
+        ("sk-carol", "This key has expired. Ask the lab's administrator for a new one."),
+        ("not-a-key", "That is not a LiteLLM key: they start with sk-."),
+    ],
+)
+def test_unknown_blocked_and_expired_keys_are_refused(
+    store: Path, monkeypatch: pytest.MonkeyPatch, password_hash: str, key: str, message: str
+) -> None:
+    at = sign_in(app(store, monkeypatch, password_hash), key=key)
+    assert [e.value for e in at.error] == [message]
+    assert not at.metric and "identity" not in at.session_state
+
+
+def test_every_query_of_a_student_returns_only_their_rows(store: Path) -> None:
+    """Compared with the store itself: alice's keys' rows, and nothing else, in every
+    result set, whatever filters ask (here: another user by name)."""
+    alice_keys = (known_store.key_of("alice"), known_store.key_of("alice-2"))
+    rows = storeview.requests(store)
+    mine = rows.filter(pc.is_in(rows["api_key_hash"], value_set=pa.array(alice_keys)))
+    start, end = KST_NOV_21.start, KST_NOV_21.end
+    assert start is not None and end is not None
+    in_day = [r for r in mine.to_pylist() if start <= r["start_time"] < end]
+    reader = ScopedReader(StoreReader(store), alice_keys)
+    from dataclasses import replace
+
+    asking_for_bob = replace(KST_NOV_21, users=("bob",))
+    for name in {*OVERVIEW_QUERIES.values(), "by_user"}:
+        assert reader.run(name, asking_for_bob)["requests"].sum() == 0, name  # bob is not theirs to see
+        result = reader.run(name, KST_NOV_21)
+        assert result["requests"].sum() == len(in_day), name
+        if "user" in result:
+            assert set(result["user"]) == {"alice"}, name
+    assert reader.run("store_status").iloc[0]["requests"] == mine.num_rows
+    assert set(reader.run("dimensions").query("dimension == 'user'")["value"]) == {"alice"}
+    assert set(reader.run("budgets")["api_key_hash"]) == set(alice_keys)
+    assert reader.run("key_lookup", key_hash=known_store.key_of("bob")).empty
+    assert reader.run("student_keys", user_id="bob").empty
+
+
+def test_a_crafted_link_cannot_show_another_student(
+    store: Path, monkeypatch: pytest.MonkeyPatch, password_hash: str
+) -> None:
+    at = app(store, monkeypatch, password_hash, **SEOUL_NOV_21, user="bob", highlight="bob")
+    sign_in(at, key="sk-alice")
+    shown = repr(at._tree)
+    assert "bob" not in shown.replace("'bob' in the data", "").replace("highlight='bob'", "")
+    assert {m.label: m.value for m in at.metric}["Requests"] == "1"
+
+
+@pytest.mark.parametrize(
+    ("peers", "labels"),
+    [("anonymous", ["Student A", "You"]), ("named", ["bob", "You"]), ("hidden", None)],
+)
+def test_peers_modes(
+    store: Path, monkeypatch: pytest.MonkeyPatch, password_hash: str, peers: str, labels: list[str] | None
+) -> None:
+    at = sign_in(app(store, monkeypatch, password_hash, peers, **SEOUL_NOV_21), key="sk-alice")
+    charts = {c.proto.id.rsplit("-", 1)[-1]: c for c in at.get("plotly_chart")}
+    if labels is None:
+        assert "peers_chart" not in charts
+        assert "bob" not in repr(at._tree) and "Student A" not in repr(at._tree)
+        return
+    import json
+
+    bars = json.loads(charts["peers_chart"].proto.spec)["data"][0]
+    assert sorted(bars["y"]) == sorted(labels)
+    if peers == "anonymous":
+        assert "bob" not in repr(at._tree)
+
+
+def test_repeated_failures_lock_the_session_out(
+    store: Path, monkeypatch: pytest.MonkeyPatch, password_hash: str
+) -> None:
+    at = app(store, monkeypatch, password_hash)
+    for _ in range(3):
+        sign_in(at, password="guess")
+    assert any("Too many failed attempts" in w.value for w in at.warning)
+    sign_in(at, password=PASSWORD)  # refused while waiting, however right
+    assert not at.metric and "identity" not in at.session_state
+
+
+def test_the_key_lingers_nowhere(
+    store: Path, monkeypatch: pytest.MonkeyPatch, password_hash: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    at = app(store, monkeypatch, password_hash, **SEOUL_NOV_21)
+    sign_in(at, key="sk-unknown-key-9f3a")
+    sign_in(at, key="sk-alice")
+    assert at.metric  # signed in
+    for secret in ("sk-alice", "sk-unknown-key-9f3a"):
+        assert secret not in everything(at)
+        assert secret not in caplog.text
+        assert all(secret not in str(v) for v in at.query_params.values())
+
+
+def test_signing_out_forgets_the_session(
+    store: Path, monkeypatch: pytest.MonkeyPatch, password_hash: str
+) -> None:
+    at = sign_in(app(store, monkeypatch, password_hash), key="sk-alice")
+    at.button(key="sign_out").click().run()
+    assert [t.value for t in at.title] == ["Sign in"] and "identity" not in at.session_state

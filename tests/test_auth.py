@@ -1,0 +1,129 @@
+"""Sign-in logic: password hashes, key fingerprints, who a key belongs to, slowing guesses."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dashboard import auth
+from queries.runner import StoreReader
+from tests import known_store
+
+NOW = dt.datetime(2026, 12, 3, tzinfo=dt.UTC)
+
+
+def test_a_password_hash_verifies_only_its_password() -> None:
+    stored = auth.hash_password("correct horse battery")
+    assert stored.startswith("scrypt$32768$8$1$") and "correct" not in stored
+    assert auth.verify_password("correct horse battery", stored)
+    assert not auth.verify_password("correct horse batterY", stored)
+    assert not auth.verify_password("비밀번호", stored)  # non-ASCII: compared as bytes, no error
+    assert auth.hash_password("same") != auth.hash_password("same")  # salted
+
+
+@pytest.mark.parametrize("stored", ["", "plain-text", "scrypt$x$8$1$aa$bb", "bcrypt$1$2$3$4$5"])
+def test_a_malformed_hash_matches_nothing(stored: str) -> None:
+    assert not auth.verify_password("anything", stored)
+
+
+def test_several_administrators() -> None:
+    admins = auth.administrators(
+        {
+            "admins": {
+                "kim": auth.hash_password("kim's password!"),
+                "lee": auth.hash_password("lee's password!"),
+            }
+        },
+        {"USAGE_ADMIN_PASSWORD_HASH": auth.hash_password("ops password!!")},
+    )
+    assert set(admins) == {"kim", "lee", "admin"}
+    assert auth.sign_in_admin("lee's password!", admins) == auth.Identity(role="admin", name="lee")
+    assert auth.sign_in_admin("ops password!!", admins) == auth.Identity(role="admin", name="admin")
+    assert auth.sign_in_admin("nobody's", admins) is None
+    assert auth.sign_in_admin("", {}) is None
+
+
+@pytest.mark.parametrize(
+    ("pasted", "valid"),
+    [
+        ("sk-alice", True),
+        ("  sk-alice\n", True),
+        ("Bearer sk-alice", True),
+        ("alice", False),
+        ("sk-", False),
+        ("sk-al ice", False),
+        ("", False),
+    ],
+)
+def test_key_fingerprints(pasted: str, valid: bool) -> None:
+    fingerprint = auth.key_hash(pasted)
+    assert (fingerprint == known_store.key_of("alice")) if valid else fingerprint is None
+
+
+@pytest.fixture(scope="module")
+def reader(tmp_path_factory: pytest.TempPathFactory) -> StoreReader:
+    return StoreReader(known_store.build(tmp_path_factory.mktemp("auth") / "store"))
+
+
+def check(reader: StoreReader, name: str) -> auth.KeyCheck:
+    return auth.check_key(
+        known_store.key_of(name),
+        lambda h: reader.run("key_lookup", key_hash=h).to_dict("records"),
+        lambda user: reader.run("student_keys", user_id=user)["api_key_hash"].tolist(),
+        NOW,
+    )
+
+
+def test_a_valid_key_brings_all_keys_of_its_owner(reader: StoreReader) -> None:
+    result = check(reader, "alice-2")  # the unused second key
+    assert result.problem == "ok" and result.identity is not None
+    assert result.identity.name == "alice" and result.identity.role == "student"
+    assert set(result.identity.keys or ()) == {known_store.key_of("alice"), known_store.key_of("alice-2")}
+
+
+@pytest.mark.parametrize(
+    ("name", "problem"), [("mallory", "unknown"), ("dave", "blocked"), ("carol", "expired")]
+)
+def test_unknown_blocked_and_expired_keys_are_refused(reader: StoreReader, name: str, problem: str) -> None:
+    result = check(reader, name)
+    assert (result.identity, result.problem) == (None, problem)
+
+
+def test_without_a_key_list_the_requests_vouch_for_a_key(tmp_path: Path) -> None:
+    """An older LiteLLM without the key table: a key that made requests is known."""
+    reader = StoreReader(known_store.build(tmp_path / "store", keys=False))
+    assert check(reader, "bob").problem == "ok"
+    assert check(reader, "mallory").problem == "unknown"
+
+
+def test_the_throttle_slows_then_locks_then_forgives() -> None:
+    now = [1000.0]
+    throttle = auth.Throttle(free=3, lock_after=6, lock_s=300, clock=lambda: now[0])
+    waits = []
+    for _ in range(5):
+        throttle.failed()
+        waits.append(throttle.wait())
+    assert waits == [0.0, 0.0, 2.0, 4.0, 8.0]
+    throttle.failed()
+    assert throttle.wait() == 300.0  # locked
+    now[0] += 301
+    assert throttle.wait() == 0.0
+    throttle.failed()
+    throttle.succeeded()
+    assert throttle.failures == 0 and throttle.wait() == 0.0
+
+
+def test_the_hash_password_command(monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    answers = iter(["a long enough password", "a long enough password"])
+    monkeypatch.setattr("getpass.getpass", lambda prompt="": next(answers))
+    assert auth.main(["hash-password"]) == 0
+    out = capsys.readouterr().out
+    line = next(part for part in out.split('"') if part.startswith("scrypt$"))
+    assert auth.verify_password("a long enough password", line)
+    assert "a long enough password" not in out
+    short = iter(["short"])
+    monkeypatch.setattr("getpass.getpass", lambda prompt="": next(short))
+    assert auth.main(["hash-password"]) == 2
