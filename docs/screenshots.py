@@ -10,9 +10,11 @@ docs/overview-dark.png.
 from __future__ import annotations
 
 import datetime as dt
+import secrets
 import tempfile
 from pathlib import Path
 
+from dashboard.auth import hash_password
 from etl.config import Config
 from etl.run import ingest_rows
 from etl.simulate import node_rules, simulate
@@ -26,7 +28,12 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         store = Path(tmp) / "store"
         ingest_rows(Config(store=store, nodes=node_rules()), simulate(days=45, end=NOW))
-        env = {"USAGE_STORE": str(store), "USAGE_TIMEZONE": "Asia/Seoul"}
+        password = secrets.token_urlsafe(16)  # a throwaway administrator for this run
+        env = {
+            "USAGE_STORE": str(store),
+            "USAGE_TIMEZONE": "Asia/Seoul",
+            "USAGE_ADMIN_PASSWORD_HASH": hash_password(password),
+        }
         view = "/?range=custom&from=2026-11-04&to=2026-12-03"
         for theme, query in (("light", view), ("dark", view + "&highlight=junho.lee")):
             with (
@@ -34,6 +41,10 @@ def main() -> None:
                 chromium(viewport={"width": 1366, "height": 2550}, device_scale_factor=1) as page,
             ):
                 page.goto(url + query)
+                wait_until_rendered(page)
+                page.get_by_role("tab", name="Administrator").click()
+                page.get_by_role("textbox", name="Password").fill(password)
+                page.locator("[data-testid='stForm']").nth(1).get_by_role("button", name="Sign in").click()
                 wait_until_rendered(page, charts=8)
                 page.wait_for_timeout(1500)
                 page.screenshot(path=str(DOCS / f"overview-{theme}.png"))
