@@ -27,7 +27,7 @@ import psycopg
 
 from bench.etl_bench import REPO, prepare
 from queries.filters import Filters
-from queries.overview import OVERVIEW_QUERIES, overview
+from queries.pages import OVERVIEW_QUERIES, nodes, overview
 from queries.runner import StoreReader
 
 # The overview's panels straight from LiteLLM's table: what a dashboard without our
@@ -144,6 +144,12 @@ def main() -> None:
             overview(cold_reader, filters)
             warm_times.append(time.monotonic() - began)
         warm = statistics.median(warm_times)
+        nodes(cold_reader, filters)
+        node_times = []
+        for _ in range(args.warm):
+            began = time.monotonic()
+            nodes(cold_reader, filters)
+            node_times.append(time.monotonic() - began)
         duck_requests = int(cold_results["totals"].iloc[0]["requests"])
 
         with psycopg.connect(url) as conn:

@@ -335,3 +335,77 @@ def _share(measure: str) -> str:
 def _dim(color: str) -> str:
     red, green, blue = (int(color[i : i + 2], 16) for i in (1, 3, 5))
     return f"rgba({red},{green},{blue},{DIMMED})"
+
+
+# --- the nodes page -------------------------------------------------------------------------
+
+NODE_PALETTE = ("#5B8DEF", "#F2A541", "#3BB38C", "#C86FC9", "#E4572E", "#2BB5C9", "#8C9BB0", "#B7A04B")
+
+
+def node_colors(nodes: Sequence[str]) -> dict[str, str]:
+    """The same colour for a node in every chart of the page."""
+    return {node: NODE_PALETTE[i % len(NODE_PALETTE)] for i, node in enumerate(sorted(set(nodes)))}
+
+
+def node_lines(
+    frame: pd.DataFrame,
+    column: str,
+    axis: str,
+    mine: pd.DataFrame | None = None,
+    who: str | None = None,
+    *,
+    x: str = "bucket",
+    hover: str = "%{y:,.1f}",
+) -> go.Figure:
+    """One line per GPU node of `column` over `x`; the highlighted user's own values on
+    each node as accent dots."""
+    fig = go.Figure()
+    if frame.empty or frame[column].dropna().empty:
+        return _empty(fig)
+    colors = node_colors(frame["node"].tolist())
+    for node, rows in frame.groupby("node", sort=True):
+        fig.add_scatter(
+            x=rows[x],
+            y=rows[column],
+            name=str(node),
+            mode="lines+markers",
+            line={"color": colors[str(node)], "width": 2},
+            marker={"size": 5},
+            opacity=DIMMED + 0.3 if who is not None else 1.0,
+            hovertemplate=hover + "<extra>%{fullData.name}</extra>",
+        )
+    if who is not None and mine is not None and not mine.empty and not mine[column].dropna().empty:
+        fig.add_scatter(
+            x=mine[x],
+            y=mine[column],
+            name=who,
+            mode="markers",
+            marker={"color": ACCENT, "size": 10, "symbol": "diamond"},
+            customdata=mine["node"],
+            hovertemplate=hover + " (%{customdata})<extra>" + who + "</extra>",
+        )
+    fig.update_layout(hovermode="closest")
+    fig.update_yaxes(title=axis, rangemode="tozero")
+    return _layout(fig)
+
+
+def failures_over_time(failures: pd.DataFrame) -> go.Figure:
+    """Failed requests per bucket, stacked by error class; the node in the hover text."""
+    fig = go.Figure()
+    if failures.empty:
+        return _empty(fig)
+    classes = sorted(failures["error_class"].unique())
+    palette = (FAILURE, "#F2A541", "#C86FC9", "#8C9BB0", "#2BB5C9", "#B7A04B")
+    for i, error_class in enumerate(classes):
+        rows = failures[failures["error_class"] == error_class]
+        fig.add_bar(
+            x=rows["bucket"],
+            y=rows["failures"],
+            name=str(error_class),
+            marker={"color": palette[i % len(palette)]},
+            customdata=rows["node"],
+            hovertemplate="%{y:,} on %{customdata}<extra>%{fullData.name}</extra>",
+        )
+    fig.update_layout(barmode="stack", hovermode="closest")
+    fig.update_yaxes(title=t("axis.failures"))
+    return _layout(fig)

@@ -8,7 +8,7 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard import auth, budgets, my_usage, overview, signin
+from dashboard import auth, budgets, my_usage, nodes, overview, panels, signin
 from dashboard.strings import t
 from etl.config import load_config
 from queries.runner import reader
@@ -29,13 +29,20 @@ def main() -> None:
         st.caption(t("signout.who", who=identity.name, role=t(f"role.{identity.role}")))
         st.button(t("signout.button"), on_click=_sign_out, key="sign_out", icon=":material/logout:")
     st.title(t("title"))
+    # The filters live in the entry script, not in a page: Streamlit keeps a page's own
+    # widgets only while that page is shown, and the view must survive a page change.
+    view = panels.filters_sidebar(config, scoped, with_users=identity.role == "admin")
+    panels.keep_page_widgets()
     if identity.role == "admin":
         pages = [
-            _page(lambda: overview.render(config, scoped), "page.overview", "overview", default=True),
+            _page(lambda: overview.render(config, scoped, view), "page.overview", "overview", default=True),
+            _page(lambda: nodes.render(config, scoped, view), "page.nodes", "nodes"),
             _page(lambda: budgets.render(config, scoped), "page.budgets", "budgets"),
         ]
     else:
-        pages = [_page(lambda: my_usage.render(config, scoped), "page.my_usage", "my-usage", default=True)]
+        pages = [
+            _page(lambda: my_usage.render(config, scoped, view), "page.my_usage", "my-usage", default=True)
+        ]
     st.navigation(pages).run()
 
 

@@ -9,17 +9,17 @@ import streamlit as st
 
 from dashboard import panels
 from dashboard.strings import t
+from dashboard.view_state import ViewState
 from etl.config import Config
 from queries.scope import ScopedReader
 
 DOWNLOADS = (("by_bucket", "download.series"), ("by_model", "download.models"))
 
 
-def render(config: Config, reader: ScopedReader) -> None:
+def render(config: Config, reader: ScopedReader, state: ViewState) -> None:
     status = panels.store_status(reader)
     if status is None:
         return
-    state = panels.filters_sidebar(config, reader, with_users=False)
     page = panels.load(reader, state, dt.datetime.now(dt.UTC))
     panels.freshness(status, config, state.tz, reader)
     with st.container(border=True):

@@ -8,6 +8,7 @@ import datetime as dt
 import streamlit as st
 
 from dashboard import panels
+from dashboard.view_state import ViewState
 from etl.config import Config
 from queries.runner import Reader
 
@@ -20,11 +21,10 @@ DOWNLOADS = (
 )
 
 
-def render(config: Config, reader: Reader) -> None:
+def render(config: Config, reader: Reader, state: ViewState) -> None:
     status = panels.store_status(reader)
     if status is None:
         return
-    state = panels.filters_sidebar(config, reader)
     page = panels.load(reader, state, dt.datetime.now(dt.UTC))
     panels.freshness(status, config, state.tz, reader)
     panels.cards(page)

@@ -19,7 +19,7 @@ from dashboard.view_state import RANGES, USER_MEASURES, ViewState, parse, to_par
 from etl.config import Config
 from queries.filters import Filters
 from queries.metrics import BY_NAME
-from queries.overview import overview
+from queries.pages import overview
 from queries.runner import Reader
 
 CARDS = ("spend_usd", "requests", "total_tokens", "cache_hit_rate", "success_rate", "latency_p50_ms")
@@ -108,11 +108,13 @@ def filters_sidebar(config: Config, reader: Reader, *, with_users: bool = True) 
     known = _known_values(reader)
     zones = reader.run("time_zones")["name"].tolist()
     default_tz = config.dashboard.timezone
-    if "view_notices" not in st.session_state:
+    if "view" not in st.session_state:  # the session's first run: the link says what to show
         params = {key: st.query_params.get_all(key) for key in st.query_params}
         state, notices = parse(params, default_tz=default_tz, known=known, zones=zones)
-        st.session_state["view_notices"] = notices
-        _seed_widgets(state)
+        st.session_state["view"], st.session_state["view_notices"] = state, notices
+    # Streamlit forgets a page's widgets when another page is shown: the view, kept apart
+    # from them, puts them back as they were
+    _seed_widgets(st.session_state["view"])
     sidebar = st.sidebar
     sidebar.header(t("filters.header"))
     for notice in st.session_state["view_notices"]:
@@ -144,11 +146,19 @@ def filters_sidebar(config: Config, reader: Reader, *, with_users: bool = True) 
         by=st.session_state.get(WIDGETS["by"], "spend"),
         **chosen,
     )
+    st.session_state["view"] = state
     wanted = to_params(state, default_tz=default_tz)
     current = {key: st.query_params.get_all(key) for key in st.query_params}
     if wanted != current:
         st.query_params.from_dict(wanted)
     return state
+
+
+def keep_page_widgets() -> None:
+    """Widgets inside pages (the users' measure) keep their value across page changes."""
+    key = WIDGETS["by"]
+    if key in st.session_state:
+        st.session_state[key] = st.session_state[key]
 
 
 def _known_values(reader: Reader) -> dict[str, list[str]]:
@@ -160,17 +170,25 @@ def _known_values(reader: Reader) -> dict[str, list[str]]:
 
 
 def _seed_widgets(state: ViewState) -> None:
-    st.session_state[WIDGETS["range"]] = state.range
+    """Put back the widget values Streamlit does not hold (never one the user just set)."""
     if state.start_day and state.end_day:
-        st.session_state[WIDGETS["days"]] = (state.start_day, state.end_day)
+        days = (state.start_day, state.end_day)
     else:
         today = dt.date.today()
-        st.session_state[WIDGETS["days"]] = (today - dt.timedelta(days=6), today)
-    st.session_state[WIDGETS["tz"]] = state.tz
-    for field in ("users", "models", "nodes", "clients"):
-        st.session_state[WIDGETS[field]] = list(getattr(state, field))
-    st.session_state[WIDGETS["by"]] = state.by
-    st.session_state["highlight"] = state.highlight
+        days = (today - dt.timedelta(days=6), today)
+    values = {
+        "range": state.range,
+        "days": days,
+        "tz": state.tz,
+        "users": list(state.users),
+        "models": list(state.models),
+        "nodes": list(state.nodes),
+        "clients": list(state.clients),
+        "by": state.by,
+    }
+    for name, value in values.items():
+        st.session_state.setdefault(WIDGETS[name], value)
+    st.session_state.setdefault("highlight", state.highlight)
 
 
 def _day_pair(value: Any) -> tuple[dt.date | None, dt.date | None]:

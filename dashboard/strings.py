@@ -147,6 +147,47 @@ EN: dict[str, str] = {
     "signin.refused.blocked": "This key is blocked in LiteLLM. Ask the lab's administrator.",
     "signin.refused.expired": "This key has expired. Ask the lab's administrator for a new one.",
     "signin.refused.password": "Wrong password.",
+    # the nodes page
+    "page.nodes": "Nodes",
+    "nodes.table": "Per GPU node",
+    "nodes.models": "Per model",
+    "nodes.table.help": (
+        "Time to first token and output speed count streamed requests only; output speed leaves out "
+        "answers too short to time (fewer than 16 tokens, or under 200 ms after the first token)."
+    ),
+    "nodes.concurrency": "Requests in flight",
+    "nodes.concurrency.help": (
+        "Per node: the most requests running at once in each period (lines), from each request's "
+        "start and end; a request running across periods counts in each."
+    ),
+    "nodes.saturation": "Latency against requests in flight",
+    "nodes.saturation.help": (
+        "Median latency of the requests that started while this many were running on their node "
+        "(themselves included): where the line climbs, the node saturates."
+    ),
+    "nodes.speed": "Output speed over time",
+    "nodes.ttft": "Time to first token over time",
+    "nodes.failures": "Failures by error class",
+    "nodes.mine": "{who}'s requests",
+    "axis.in_flight": "Requests in flight",
+    "axis.tps": "Tokens/s",
+    "axis.ttft": "Milliseconds",
+    "axis.latency": "Milliseconds",
+    "axis.failures": "Failed requests",
+    "col.node": "Node",
+    "col.model": "Model",
+    "col.requests": "Requests",
+    "col.share": "Share",
+    "col.failure_rate": "Failed",
+    "col.ttft_p50_ms": "TTFT p50",
+    "col.ttft_p95_ms": "TTFT p95",
+    "col.output_tps_p50": "Speed p50",
+    "col.output_tps_p95": "Speed p95",
+    "col.speed_too_short": "Too short",
+    "col.latency_p50_ms": "Latency p50",
+    "col.latency_p95_ms": "Latency p95",
+    "col.prompt_p50": "Prompt p50",
+    "col.prompt_p95": "Prompt p95",
     # download
     "download.header": "Download this view",
     "download.users": "Users (CSV)",

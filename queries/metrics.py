@@ -47,6 +47,13 @@ METRICS: tuple[Metric, ...] = (
         "Requests LiteLLM logged as successful.",
     ),
     Metric(
+        "failure_rate",
+        "Failure rate",
+        "ratio",
+        "count(r.start_time) FILTER (WHERE r.status = 'failure') / NULLIF(count(r.start_time), 0)",
+        "Failed requests over all requests.",
+    ),
+    Metric(
         "success_rate",
         "Success rate",
         "ratio",
@@ -131,6 +138,20 @@ METRICS: tuple[Metric, ...] = (
         "End-to-end time that 95 % of requests stay under.",
     ),
     Metric(
+        "prompt_p50",
+        "Median prompt",
+        "tokens",
+        "quantile_cont(r.prompt_tokens, 0.5)",
+        "Median prompt size in tokens.",
+    ),
+    Metric(
+        "prompt_p95",
+        "95th percentile prompt",
+        "tokens",
+        "quantile_cont(r.prompt_tokens, 0.95)",
+        "Prompt size that 95 % of requests stay under.",
+    ),
+    Metric(
         "streamed_requests",
         "Streamed requests",
         "count",
@@ -156,7 +177,15 @@ METRICS: tuple[Metric, ...] = (
         "Median output speed",
         "tokens_per_s",
         "quantile_cont(r.output_tps, 0.5)",
-        "Median completion tokens per second after the first token, streamed requests only.",
+        "Median completion tokens per second after the first token, streamed requests long enough to time.",
+    ),
+    Metric(
+        "speed_too_short",
+        "Too short to time",
+        "count",
+        "count(r.start_time) FILTER (WHERE r.too_short)",
+        "Streamed requests left out of output speed: fewer than 16 completion tokens or under "
+        "200 ms after the first token.",
     ),
     Metric(
         "output_tps_p95",

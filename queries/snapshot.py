@@ -53,12 +53,23 @@ CATEGORICAL = (
 # Per-request values the store contract derives at query time, computed once here.
 # Microseconds throughout: DuckDB's epoch_ms rounds, which moved requests into the next
 # 15-minute slot and made sub-millisecond generation times a division by zero.
+# Output speed is measured only on streamed answers long enough to time: at least
+# SPEED_MIN_TOKENS completion tokens over at least SPEED_MIN_MS after the first token
+# (a 3-token answer in 4 ms is not "750 tokens/s"). The others count as too_short.
+SPEED_MIN_TOKENS = 16
+SPEED_MIN_MS = 200
+_GENERATION_US = "(epoch_us(end_time) - epoch_us(completion_start_time))"
+_MEASURABLE = (
+    f"completion_start_time < end_time AND completion_tokens >= {SPEED_MIN_TOKENS} "
+    f"AND {_GENERATION_US} >= {SPEED_MIN_MS * 1000}"
+)
 DERIVED = {
+    "rid": "row_number() OVER ()",  # a row's identity within the snapshot
     "streamed": "completion_start_time < end_time",
     "ttft_ms": "CASE WHEN completion_start_time < end_time "
     "THEN (epoch_us(completion_start_time) - epoch_us(start_time)) / 1000.0 END",
-    "output_tps": "CASE WHEN completion_start_time < end_time AND completion_tokens > 0 "
-    "THEN completion_tokens * 1e6 / (epoch_us(end_time) - epoch_us(completion_start_time)) END",
+    "output_tps": f"CASE WHEN {_MEASURABLE} THEN completion_tokens * 1e6 / {_GENERATION_US} END",
+    "too_short": f"completion_start_time < end_time AND NOT ({_MEASURABLE})",
     "q15": "epoch_us(start_time) // 900000000",
 }
 # Never needed by an aggregate, and the bulk of the memory: left on disk.

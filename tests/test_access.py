@@ -13,7 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dashboard import auth
-from queries.overview import OVERVIEW_QUERIES
+from queries.pages import OVERVIEW_QUERIES
 from queries.runner import StoreReader
 from queries.scope import ScopedReader
 from tests import known_store, storeview

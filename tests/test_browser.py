@@ -87,6 +87,16 @@ def test_clicking_a_user_highlights_them_everywhere_and_clicking_again_clears(ap
             click_bar(page, "user_chart", "bob")
             page.wait_for_function(f"() => !{TOKENS}.some(t => t.name === 'bob')", timeout=30_000)
             assert "highlight" not in page.url
+
+            # the other pages open from the navigation, keeping the filters
+            page.get_by_role("link", name="Nodes").click()
+            page.wait_for_selector(".st-key-concurrency .js-plotly-plot", timeout=60_000)
+            wait_until_rendered(page, charts=5)
+            assert "range=custom" in page.url and "/nodes" in page.url
+            assert page.locator("[data-testid='stException']").count() == 0
+            page.get_by_role("link", name="Budgets").click()
+            page.wait_for_selector("[data-testid='stDataFrame']", timeout=60_000)
+            assert page.get_by_text("keys: ").count() >= 1
         except BaseException:
             ARTIFACTS.mkdir(exist_ok=True)
             shot = ARTIFACTS / "highlight-failure.png"

@@ -157,3 +157,39 @@ def test_empty_input_draws_a_notice_not_an_error(build: object, reader: StoreRea
     notes = [a.text for a in fig.layout.annotations]
     assert "No requests in this range and selection." in notes
     assert figures.sparkline(pd.DataFrame(), "requests") == []
+
+
+def test_node_lines_draw_one_line_per_node_and_the_highlight_as_dots() -> None:
+    frame = pd.DataFrame(
+        {
+            "bucket": pd.to_datetime(["2026-11-20 10:00", "2026-11-20 11:00", "2026-11-20 10:00"]),
+            "node": ["l40-a", "l40-a", "blackwell"],
+            "output_tps_p50": [40.0, 42.0, 110.0],
+        }
+    )
+    plain = traces(figures.node_lines(frame, "output_tps_p50", "Tokens/s"))
+    assert [t.name for t in plain] == ["blackwell", "l40-a"]
+    assert values(plain[1].y) == [40.0, 42.0]
+    colours = figures.node_colors(["l40-a", "blackwell"])
+    assert plain[0].line.color == colours["blackwell"] != colours["l40-a"]
+    mine = frame.iloc[[0]]
+    lit = traces(figures.node_lines(frame, "output_tps_p50", "Tokens/s", mine, "tomas"))
+    assert lit[-1].name == "tomas" and lit[-1].marker.color == figures.ACCENT and values(lit[-1].y) == [40.0]
+    assert all(t.opacity < 1 for t in lit[:-1])
+    empty = figures.node_lines(frame.iloc[0:0], "output_tps_p50", "Tokens/s")
+    assert [a.text for a in empty.layout.annotations] == ["No requests in this range and selection."]
+
+
+def test_failures_stack_by_error_class() -> None:
+    frame = pd.DataFrame(
+        {
+            "bucket": pd.to_datetime(["2026-11-20 10:00", "2026-11-20 10:00", "2026-11-20 11:00"]),
+            "node": ["l40-a", "unknown", "l40-a"],
+            "error_class": ["InternalServerError", "ProxyModelNotFoundError", "InternalServerError"],
+            "failures": [3, 1, 2],
+        }
+    )
+    bars = traces(figures.failures_over_time(frame))
+    assert [b.name for b in bars] == ["InternalServerError", "ProxyModelNotFoundError"]
+    assert values(bars[0].y) == [3, 2] and list(bars[1].customdata) == ["unknown"]
+    assert figures.failures_over_time(frame.iloc[0:0]).layout.annotations

@@ -10,13 +10,11 @@ FROM facts f
 WHERE getvariable('filters').only_keys::VARCHAR[] IS NULL
    OR list_contains(getvariable('filters').only_keys::VARCHAR[], f.api_key_hash::VARCHAR);
 
--- scoped: those of them in the filters' time range and dimensions
-CREATE VIEW scoped AS
+-- selected: those of them in the filters' dimensions (any time)
+CREATE VIEW selected AS
 SELECT *
 FROM in_scope f
-WHERE f.start_time >= getvariable('filters').range_start::TIMESTAMPTZ
-  AND f.start_time < getvariable('filters').range_end::TIMESTAMPTZ
-  AND (getvariable('filters').users::VARCHAR[] IS NULL
+WHERE (getvariable('filters').users::VARCHAR[] IS NULL
        OR list_contains(getvariable('filters').users::VARCHAR[], f."user"::VARCHAR))
   AND (getvariable('filters').models::VARCHAR[] IS NULL
        OR list_contains(getvariable('filters').models::VARCHAR[], f.model_group::VARCHAR))
@@ -26,6 +24,21 @@ WHERE f.start_time >= getvariable('filters').range_start::TIMESTAMPTZ
        OR list_contains(getvariable('filters').clients::VARCHAR[], f.client::VARCHAR))
   AND (getvariable('filters').statuses::VARCHAR[] IS NULL
        OR list_contains(getvariable('filters').statuses::VARCHAR[], f.status::VARCHAR));
+
+-- scoped: the selected requests that started in the filters' time range (most queries)
+CREATE VIEW scoped AS
+SELECT *
+FROM selected f
+WHERE f.start_time >= getvariable('filters').range_start::TIMESTAMPTZ
+  AND f.start_time < getvariable('filters').range_end::TIMESTAMPTZ;
+
+-- overlapping: the selected requests running at any moment of the range, also those that
+-- started before it or end after it (what was in flight, for concurrency)
+CREATE VIEW overlapping AS
+SELECT *
+FROM selected f
+WHERE f.start_time < getvariable('filters').range_end::TIMESTAMPTZ
+  AND f.end_time > getvariable('filters').range_start::TIMESTAMPTZ;
 
 -- buckets: every 15-minute slot of the range with the display bucket (the hour or day in
 -- the display time zone) it belongs to. Every UTC offset in use is a multiple of 15

@@ -1,5 +1,5 @@
-"""The result sets the overview page shows, in one place: the page runs them, the
-benchmark times them, the tests check them."""
+"""The result sets each page shows, in one place: the pages run them, the benchmark
+times them, the tests check them."""
 
 from __future__ import annotations
 
@@ -28,3 +28,20 @@ def overview(reader: Reader, filters: Filters) -> dict[str, pd.DataFrame]:
         for key, name in OVERVIEW_QUERIES.items()
     }
     return reader.run_many(jobs)
+
+
+# the Nodes page; the highlighted user's part is read from the first three again
+NODES_QUERIES = (
+    "node_performance",
+    "model_performance",
+    "concurrency",
+    "latency_by_concurrency",
+    "node_speed_by_bucket",
+    "failures_by_bucket",
+)
+NODES_HIGHLIGHTED = ("node_performance", "latency_by_concurrency", "node_speed_by_bucket")
+
+
+def nodes(reader: Reader, filters: Filters) -> dict[str, pd.DataFrame]:
+    filters = reader.resolve(filters)
+    return reader.run_many({name: (name, filters) for name in NODES_QUERIES})

@@ -1,0 +1,110 @@
+"""The administrator's Nodes page: how each GPU node serves, from the logs alone:
+time to first token, output speed, latency, prompt sizes, requests in flight and where
+latency climbs with them, speed over time, failures by error class."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import replace
+
+import pandas as pd
+import streamlit as st
+
+from dashboard import figures, panels
+from dashboard.strings import t
+from dashboard.view_state import ViewState
+from etl.config import Config
+from queries import pages
+from queries.runner import Reader
+
+COLUMNS = {
+    "requests": st.column_config.NumberColumn(t("col.requests"), format="%d"),
+    "requests_share": st.column_config.ProgressColumn(
+        t("col.share"), min_value=0.0, max_value=1.0, format="percent"
+    ),
+    "failure_rate": st.column_config.NumberColumn(t("col.failure_rate"), format="percent"),
+    "ttft_p50_ms": st.column_config.NumberColumn(t("col.ttft_p50_ms"), format="%.0f ms"),
+    "ttft_p95_ms": st.column_config.NumberColumn(t("col.ttft_p95_ms"), format="%.0f ms"),
+    "output_tps_p50": st.column_config.NumberColumn(t("col.output_tps_p50"), format="%.1f tok/s"),
+    "output_tps_p95": st.column_config.NumberColumn(t("col.output_tps_p95"), format="%.1f tok/s"),
+    "speed_too_short": st.column_config.NumberColumn(t("col.speed_too_short"), format="%d"),
+    "latency_p50_ms": st.column_config.NumberColumn(t("col.latency_p50_ms"), format="%.0f ms"),
+    "latency_p95_ms": st.column_config.NumberColumn(t("col.latency_p95_ms"), format="%.0f ms"),
+    "prompt_p50": st.column_config.NumberColumn(t("col.prompt_p50"), format="%.0f"),
+    "prompt_p95": st.column_config.NumberColumn(t("col.prompt_p95"), format="%.0f"),
+}
+
+
+def render(config: Config, reader: Reader, state: ViewState) -> None:
+    status = panels.store_status(reader)
+    if status is None:
+        return
+    filters = reader.resolve(state.filters(dt.datetime.now(dt.UTC)))
+    data = pages.nodes(reader, filters)
+    who = state.highlight
+    mine: dict[str, pd.DataFrame] = {}
+    if who is not None:
+        theirs = replace(filters, users=(who,))
+        mine = reader.run_many({name: (name, theirs) for name in pages.NODES_HIGHLIGHTED})
+        st.markdown(t("highlight.active", who=who))
+    panels.freshness(status, config, state.tz, reader)
+
+    with st.container(border=True):
+        st.markdown(f"**{t('nodes.table')}**", help=t("nodes.table.help"))
+        _table(data["node_performance"], "node", mine.get("node_performance"), who)
+        st.markdown(f"**{t('nodes.models')}**")
+        _table(data["model_performance"], "model", None, None)
+    left, right = st.columns(2)
+    with left, st.container(border=True):
+        st.markdown(f"**{t('nodes.concurrency')}**", help=t("nodes.concurrency.help"))
+        figure = figures.node_lines(
+            data["concurrency"], "peak_in_flight", t("axis.in_flight"), hover="%{y:,}"
+        )
+        st.plotly_chart(figure, key="concurrency")
+    with right, st.container(border=True):
+        st.markdown(f"**{t('nodes.saturation')}**", help=t("nodes.saturation.help"))
+        figure = figures.node_lines(
+            data["latency_by_concurrency"],
+            "latency_p50_ms",
+            t("axis.latency"),
+            mine.get("latency_by_concurrency"),
+            who,
+            x="in_flight",
+            hover="%{y:,.0f} ms",
+        )
+        st.plotly_chart(figure, key="saturation")
+    left, right = st.columns(2)
+    with left, st.container(border=True):
+        st.markdown(f"**{t('nodes.speed')}**")
+        figure = figures.node_lines(
+            data["node_speed_by_bucket"],
+            "output_tps_p50",
+            t("axis.tps"),
+            mine.get("node_speed_by_bucket"),
+            who,
+        )
+        st.plotly_chart(figure, key="speed")
+    with right, st.container(border=True):
+        st.markdown(f"**{t('nodes.ttft')}**")
+        figure = figures.node_lines(
+            data["node_speed_by_bucket"],
+            "ttft_p50_ms",
+            t("axis.ttft"),
+            mine.get("node_speed_by_bucket"),
+            who,
+            hover="%{y:,.0f} ms",
+        )
+        st.plotly_chart(figure, key="ttft")
+    with st.container(border=True):
+        st.markdown(f"**{t('nodes.failures')}**")
+        st.plotly_chart(figures.failures_over_time(data["failures_by_bucket"]), key="failures")
+
+
+def _table(frame: pd.DataFrame, label: str, mine: pd.DataFrame | None, who: str | None) -> None:
+    columns = {label: st.column_config.TextColumn(t(f"col.{label}")), **COLUMNS}
+    shown = frame[[c for c in columns if c in frame]]
+    if who is not None and mine is not None:
+        counts = mine.set_index(label)["requests"] if not mine.empty else pd.Series(dtype="int64")
+        shown = shown.assign(mine=shown[label].map(counts).fillna(0).astype("int64"))
+        columns["mine"] = st.column_config.NumberColumn(t("nodes.mine", who=who), format="%d")
+    st.dataframe(shown, column_config=columns, hide_index=True, width="stretch")

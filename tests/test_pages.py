@@ -1,0 +1,90 @@
+"""The administrator's other pages under AppTest: Nodes and Budgets."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dashboard import figures
+from dashboard.auth import Identity
+from etl.config import Config
+from etl.run import ingest_rows
+from tests import known_store, plotly_json, test_node_queries
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+
+
+def open_page(store: Path, monkeypatch: pytest.MonkeyPatch, page: str, **params: str) -> AppTest:
+    """`page` of the app as an administrator. AppTest switches only to pages defined by
+    files, and ours are functions: the page is chosen by its hash, as Streamlit does."""
+    monkeypatch.setenv("USAGE_STORE", str(store))
+    monkeypatch.setenv("USAGE_TIMEZONE", "UTC")
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state["identity"] = Identity(role="admin", name="admin")
+    for key, value in params.items():
+        at.query_params[key] = value
+    at.run()
+    at._page_hash = next(h for h, p in at._registered_pages.items() if p["page_name"] == page)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+@pytest.fixture(scope="module")
+def node_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    store = tmp_path_factory.mktemp("nodes-page") / "store"
+    ingest_rows(Config(store=store, nodes=known_store.NODES), test_node_queries.ROWS)
+    return store
+
+
+def test_the_nodes_page_shows_every_panel(node_store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    at = open_page(
+        node_store, monkeypatch, "Nodes", range="custom", **{"from": "2026-11-20", "to": "2026-11-20"}
+    )
+    titles = [m.value for m in at.markdown]
+    for title in (
+        "Per GPU node",
+        "Per model",
+        "Requests in flight",
+        "Latency against requests in flight",
+        "Output speed over time",
+        "Time to first token over time",
+        "Failures by error class",
+    ):
+        assert f"**{title}**" in titles
+    nodes = at.dataframe[0].value
+    assert list(nodes["node"]) == ["l40-a", "blackwell"]
+    assert list(nodes["speed_too_short"]) == [1, 1]
+    charts = {c.proto.id.rsplit("-", 1)[-1]: plotly_json.figure(c.proto.spec) for c in at.get("plotly_chart")}
+    assert set(charts) == {"concurrency", "saturation", "speed", "ttft", "failures"}
+    peaks = {t["name"]: max(t["y"]) for t in charts["concurrency"]["data"]}
+    assert peaks == {"l40-a": 2, "blackwell": 1}
+
+
+def test_the_nodes_page_marks_a_highlighted_user(node_store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    at = open_page(
+        node_store,
+        monkeypatch,
+        "Nodes",
+        range="custom",
+        highlight="tomas.weber",
+        **{"from": "2026-11-20", "to": "2026-11-20"},
+    )
+    nodes = at.dataframe[0].value
+    assert list(nodes["mine"]) == [5, 1]  # the whole day, r4 included: all tomas.weber's
+    charts = {c.proto.id.rsplit("-", 1)[-1]: json.dumps(c.proto.spec) for c in at.get("plotly_chart")}
+    assert figures.ACCENT in charts["speed"] and figures.ACCENT in charts["saturation"]
+
+
+def test_the_budgets_page_lists_the_keys_closest_to_their_budget_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = known_store.build(tmp_path / "store")
+    at = open_page(store, monkeypatch, "Budgets")
+    table = at.dataframe[0].value
+    assert list(table["key_alias"])[:2] == ["bob-laptop", "alice-laptop"]  # 92 %, then 32.5 %
+    assert table.iloc[0]["budget_used"] == pytest.approx(0.92)
+    assert "**5** keys: **0** over budget, **1** above 80 %." in [m.value for m in at.markdown]
