@@ -141,11 +141,13 @@ def key_hash(pasted: str) -> str | None:
 @dataclass
 class Throttle:
     """Failed sign-ins: the first few are free, then each waits twice as long as the one
-    before, and after `lock_after` failures the door stays shut for `lock_s` seconds."""
+    before (at most `max_delay_s`), and after `lock_after` failures the door stays shut for
+    `lock_s` seconds. `lock_after=None` never locks: it only slows down."""
 
     free: int = 3
-    lock_after: int = 6
+    lock_after: int | None = 6
     lock_s: float = 300.0
+    max_delay_s: float = 60.0
     clock: Callable[[], float] = field(default=time.monotonic, repr=False)
     failures: int = 0
     blocked_until: float = 0.0
@@ -156,11 +158,12 @@ class Throttle:
 
     def failed(self) -> None:
         self.failures += 1
-        if self.failures >= self.lock_after:
+        if self.lock_after is not None and self.failures >= self.lock_after:
             self.blocked_until = self.clock() + self.lock_s
             self.failures = 0
         elif self.failures >= self.free:
-            self.blocked_until = self.clock() + 2.0 ** (self.failures - self.free + 1)
+            doublings = min(self.failures - self.free + 1, 30)
+            self.blocked_until = self.clock() + min(2.0**doublings, self.max_delay_s)
 
     def succeeded(self) -> None:
         self.failures, self.blocked_until = 0, 0.0

@@ -12,7 +12,7 @@ import pyarrow.compute as pc
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard import auth
+from dashboard import auth, signin
 from queries.pages import OVERVIEW_QUERIES
 from queries.runner import StoreReader
 from queries.scope import ScopedReader
@@ -32,6 +32,12 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def password_hash() -> str:
     return auth.hash_password(PASSWORD)
+
+
+@pytest.fixture(autouse=True)
+def fresh_addresses() -> None:
+    """AppTest sessions all come from one (unknown) address: start each test clean."""
+    signin._ADDRESSES.clear()
 
 
 def app(
@@ -189,6 +195,28 @@ def test_repeated_failures_lock_the_session_out(
     assert any("Too many failed attempts" in w.value for w in at.warning)
     sign_in(at, password=PASSWORD)  # refused while waiting, however right
     assert not at.metric and "identity" not in at.session_state
+
+
+def test_strangers_failures_slow_a_shared_address_but_never_lock_it(
+    store: Path, monkeypatch: pytest.MonkeyPatch, password_hash: str
+) -> None:
+    """Guessing from fresh sessions escapes the per-session lock but not the per-address
+    delay; and behind one proxy the delay is all a stranger can inflict on the others."""
+    for _ in range(10):
+        sign_in(app(store, monkeypatch, password_hash), password="guess")
+    [shared] = signin._ADDRESSES.values()  # every AppTest session has the same address
+    assert shared.failures == 10 and 0 < shared.wait() <= 2
+    for _ in range(1000):  # a stranger keeps guessing from behind the same proxy
+        shared.failed()
+    newcomer = app(store, monkeypatch, password_hash)
+    waits = [w.value for w in newcomer.warning if "Too many failed attempts" in w.value]
+    assert waits, "the address should be slowed down"
+    seconds = int(waits[0].split("try again in ")[1].split(" s")[0])
+    assert 0 < seconds <= 30
+    for throttle in signin._ADDRESSES.values():  # let the delay pass
+        throttle.blocked_until = 0.0
+    sign_in(newcomer, key="sk-alice")
+    assert newcomer.metric  # signed in: no five-minute lock for the whole address
 
 
 def test_the_key_lingers_nowhere(

@@ -116,6 +116,22 @@ def test_the_throttle_slows_then_locks_then_forgives() -> None:
     assert throttle.failures == 0 and throttle.wait() == 0.0
 
 
+def test_an_address_throttle_only_slows_down() -> None:
+    """Per address (everyone behind the lab's proxy shares one) it never locks: a stranger's
+    guesses cost others at most `max_delay_s` per attempt, never a lock-out."""
+    now = [0.0]
+    throttle = auth.Throttle(free=10, lock_after=None, max_delay_s=30, clock=lambda: now[0])
+    waits = []
+    for _ in range(1000):
+        throttle.failed()
+        waits.append(throttle.wait())
+    assert waits[:9] == [0.0] * 9
+    assert waits[9:14] == [2.0, 4.0, 8.0, 16.0, 30.0]
+    assert max(waits) == 30.0
+    now[0] += 30
+    assert throttle.wait() == 0.0
+
+
 def test_the_hash_password_command(monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
     answers = iter(["a long enough password", "a long enough password"])
     monkeypatch.setattr("getpass.getpass", lambda prompt="": next(answers))
