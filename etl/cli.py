@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import logging
 import sys
+import time
 from collections.abc import Sequence
+from pathlib import Path
 
+from etl import health
 from etl.config import load_config
-from etl.errors import EtlError
+from etl.errors import EtlError, RunInProgress, StoreNotWritable
 from etl.run import run_etl
 
 log = logging.getLogger("etl")
@@ -63,6 +67,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="re-read the whole source with the current configuration and rewrite the rows it "
         "still has; rows LiteLLM has since deleted stay in the store",
     )
+    run.add_argument(
+        "--metrics-file",
+        metavar="PATH",
+        help="after the run, good or failed, write Prometheus text-format metrics (last success "
+        "time, duration, rows, noise dropped by reason, failures) to PATH atomically, e.g. into "
+        "node_exporter's textfile collector directory as llm_usage_etl.prom",
+    )
     run.add_argument("--quiet", action="store_true", help="print nothing but warnings and errors")
     return parser
 
@@ -83,15 +94,45 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    config = load_config(args.config, source=args.source, store=args.store)
-    show_progress = not args.quiet and sys.stderr.isatty()
-    summary = run_etl(
-        config,
-        full_refresh=args.full_refresh,
-        progress=(lambda text: print(text, file=sys.stderr, flush=True)) if show_progress else None,
-    )
+    started = time.monotonic()
+    config = None
+    try:
+        config = load_config(args.config, source=args.source, store=args.store)
+        show_progress = not args.quiet and sys.stderr.isatty()
+        summary = run_etl(
+            config,
+            full_refresh=args.full_refresh,
+            progress=(lambda text: print(text, file=sys.stderr, flush=True)) if show_progress else None,
+        )
+    except RunInProgress:
+        raise  # the run holding the lock reports for both
+    except BaseException:
+        if args.metrics_file:
+            failed = health.Attempt(dt.datetime.now(dt.UTC), ok=False, seconds=time.monotonic() - started)
+            _write_metrics(args.metrics_file, failed, config.store if config else None)
+        raise
     if summary.note and not args.quiet:
         log.info("%s", summary.note)
     if not args.quiet:
         print(summary.line(), flush=True)
+    if args.metrics_file:
+        done = health.Attempt(
+            dt.datetime.now(dt.UTC),
+            ok=True,
+            seconds=summary.seconds,
+            rows_read=summary.rows_read,
+            rows_written=summary.rows_written,
+            dropped=summary.dropped,
+        )
+        if not _write_metrics(args.metrics_file, done, config.store):
+            return StoreNotWritable.exit_code
     return 0
+
+
+def _write_metrics(path: str, attempt: health.Attempt, store: Path | None) -> bool:
+    try:
+        health.write(Path(path), attempt, store)
+    except OSError as exc:
+        log.error("could not write the metrics file %s: %s", path, exc.strerror or exc)
+        return False
+    return True
