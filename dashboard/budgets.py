@@ -28,6 +28,7 @@ def render(config: Config, reader: Reader) -> None:
         last_active=budgets["last_active"].dt.tz_convert(tz),
         expires=budgets["expires"].dt.tz_convert(tz),
     )
+    when, day = t("colfmt.datetime"), t("colfmt.date")
     columns = {
         "key_alias": st.column_config.TextColumn(t("budgets.key")),
         "user_id": st.column_config.TextColumn(t("budgets.user")),
@@ -37,12 +38,12 @@ def render(config: Config, reader: Reader) -> None:
             t("budgets.used"), min_value=0.0, max_value=1.0, format="percent"
         ),
         "budget_left": st.column_config.NumberColumn(t("budgets.left"), format="$%.2f"),
-        "budget_reset_at": st.column_config.DatetimeColumn(t("budgets.resets"), format="YYYY-MM-DD HH:mm"),
-        "tpm_limit": st.column_config.NumberColumn("TPM", format="%d"),
-        "rpm_limit": st.column_config.NumberColumn("RPM", format="%d"),
-        "last_active": st.column_config.DatetimeColumn(t("budgets.last_active"), format="YYYY-MM-DD HH:mm"),
+        "budget_reset_at": st.column_config.DatetimeColumn(t("budgets.resets"), format=when),
+        "tpm_limit": st.column_config.NumberColumn(t("col.tpm"), format="%d"),
+        "rpm_limit": st.column_config.NumberColumn(t("col.rpm"), format="%d"),
+        "last_active": st.column_config.DatetimeColumn(t("budgets.last_active"), format=when),
         "blocked": st.column_config.CheckboxColumn(t("budgets.blocked")),
-        "expires": st.column_config.DatetimeColumn(t("budgets.expires"), format="YYYY-MM-DD"),
+        "expires": st.column_config.DatetimeColumn(t("budgets.expires"), format=day),
     }
     st.dataframe(table[list(columns)], column_config=columns, hide_index=True, width="stretch")
     st.caption(t("budgets.note", tz=tz))

@@ -77,12 +77,13 @@ def tokens_over_time(
             name=t(f"kind.{kind}"),
             marker={"color": KIND_COLORS[kind]},
             opacity=DIMMED if dim else 1.0,
-            hovertemplate="%{y:,} " + t("axis.tokens").lower() + "<extra>%{fullData.name}</extra>",
+            hovertemplate=t("hover.tokens", value="%{y:,}") + "<extra>%{fullData.name}</extra>",
         )
     if dim and mine is not None:
-        _accent_line(fig, mine, "total_tokens", who or "", t("axis.tokens").lower())
+        _accent_line(fig, mine, "total_tokens", who or "", t("hover.tokens", value="%{y:,}"))
     fig.update_layout(barmode="stack", hovermode="x unified")
     fig.update_yaxes(title=t("axis.tokens"))
+    _date_axis(fig, series["bucket"])
     return _layout(fig)
 
 
@@ -104,9 +105,10 @@ def requests_over_time(
             hovertemplate="%{y:,}<extra>%{fullData.name}</extra>",
         )
     if dim and mine is not None:
-        _accent_line(fig, mine, "requests", who or "", t("axis.requests").lower())
+        _accent_line(fig, mine, "requests", who or "", t("hover.requests", value="%{y:,}"))
     fig.update_layout(barmode="stack", hovermode="x unified")
     fig.update_yaxes(title=t("axis.requests"))
+    _date_axis(fig, series["bucket"])
     return _layout(fig)
 
 
@@ -124,7 +126,7 @@ def cache_trend(series: pd.DataFrame, mine: pd.DataFrame | None = None, who: str
             stackgroup="prompt",
             line={"width": 0.5, "color": KIND_COLORS[column]},
             opacity=DIMMED if dim else 0.85,
-            hovertemplate="%{y:,} " + t("axis.tokens").lower() + "<extra>%{fullData.name}</extra>",
+            hovertemplate=t("hover.tokens", value="%{y:,}") + "<extra>%{fullData.name}</extra>",
             secondary_y=False,
         )
     fig.add_scatter(
@@ -156,6 +158,7 @@ def cache_trend(series: pd.DataFrame, mine: pd.DataFrame | None = None, who: str
         showgrid=False,
         secondary_y=True,
     )
+    _date_axis(fig, series["bucket"])
     return _layout(fig)
 
 
@@ -308,7 +311,7 @@ def sparkline(series: pd.DataFrame, column: str) -> list[float]:
     return [float(v) for v in values]
 
 
-def _accent_line(fig: go.Figure, mine: pd.DataFrame, column: str, who: str, unit: str) -> None:
+def _accent_line(fig: go.Figure, mine: pd.DataFrame, column: str, who: str, hover: str) -> None:
     fig.add_scatter(
         x=mine["bucket"],
         y=mine[column],
@@ -316,7 +319,27 @@ def _accent_line(fig: go.Figure, mine: pd.DataFrame, column: str, who: str, unit
         mode="lines+markers",
         line={"color": ACCENT, "width": 3},
         marker={"size": 6},
-        hovertemplate="%{y:,} " + unit + "<extra>" + who + "</extra>",
+        hovertemplate=hover + "<extra>" + who + "</extra>",
+    )
+
+
+def _date_axis(fig: go.Figure, buckets: pd.Series) -> None:
+    """Dates on the time axis in the session's language: in Korean "12월 3일", 24-hour
+    "3일 15:00" below a day, "2026년 12월 3일 15:00" in the hover. English keeps Plotly's
+    own labels (its catalogue entries are empty)."""
+    if not t("axis.date.day"):
+        return
+    day_ms = 86_400_000
+    stops = [
+        {"dtickrange": [None, day_ms], "value": t("axis.date.hour")},
+        {"dtickrange": [day_ms, "M1"], "value": t("axis.date.day")},
+        {"dtickrange": ["M1", "M12"], "value": t("axis.date.month")},
+        {"dtickrange": ["M12", None], "value": t("axis.date.year")},
+    ]
+    times = pd.to_datetime(buckets)
+    daily = len(times) > 1 and bool(((times.dt.hour == 0) & (times.dt.minute == 0)).all())
+    fig.update_xaxes(
+        tickformatstops=stops, hoverformat=t("axis.date.hover_day" if daily else "axis.date.hover")
     )
 
 
@@ -386,6 +409,8 @@ def node_lines(
         )
     fig.update_layout(hovermode="closest")
     fig.update_yaxes(title=axis, rangemode="tozero")
+    if x == "bucket":
+        _date_axis(fig, frame[x])
     return _layout(fig)
 
 
@@ -401,11 +426,13 @@ def failures_over_time(failures: pd.DataFrame) -> go.Figure:
         fig.add_bar(
             x=rows["bucket"],
             y=rows["failures"],
-            name=str(error_class),
+            name=t("failures.unknown") if error_class == "unknown" else str(error_class),
             marker={"color": palette[i % len(palette)]},
             customdata=rows["node"],
-            hovertemplate="%{y:,} on %{customdata}<extra>%{fullData.name}</extra>",
+            hovertemplate=t("hover.failures_on", value="%{y:,}", node="%{customdata}")
+            + "<extra>%{fullData.name}</extra>",
         )
     fig.update_layout(barmode="stack", hovermode="closest")
     fig.update_yaxes(title=t("axis.failures"))
+    _date_axis(fig, failures["bucket"])
     return _layout(fig)

@@ -1,13 +1,21 @@
-"""Numbers for people: 1.2M tokens, $3.40, 95.1 %, 1.4 s. Exact values go in hover texts."""
+"""Numbers for people, in the session's language: 1.2M tokens, $3.40, 95.1 %, 1.4 s in
+English; 1.2만 토큰, 95.1%, 1.4초 in Korean. Exact values go in hover texts."""
 
 from __future__ import annotations
 
+import datetime as dt
 import math
+import re
 from typing import Any
 
+import pandas as pd
+
+from dashboard.strings import current_language, t
 from queries.metrics import Unit
 
 _SUFFIXES = ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k"))
+# Korean counts in myriads: 만 (10^4), 억 (10^8), 조 (10^12)
+_KO_UNITS = ((1e12, "조"), (1e8, "억"), (1e4, "만"))
 
 
 def missing(value: Any) -> bool:
@@ -20,16 +28,30 @@ def missing(value: Any) -> bool:
 
 
 def compact(value: float) -> str:
-    """1234 -> 1.2k, 4_949_000 -> 4.9M; whole numbers below 1000 as they are."""
+    """1234 -> 1.2k, 4_949_000 -> 4.9M; whole numbers below 1000 as they are.
+    In Korean: 12_345 -> 1.2만, 4_949_000 -> 495만, 3.4e8 -> 3.4억; below 10,000 as 1,234."""
     if missing(value):
         return "—"
     sign = "-" if value < 0 else ""
     value = abs(value)
+    if current_language() == "ko":
+        return sign + _compact_ko(value)
     for size, suffix in _SUFFIXES:
         if value >= size * 0.9995:
             shown = value / size
             return f"{sign}{shown:.1f}{suffix}" if shown < 100 else f"{sign}{shown:.0f}{suffix}"
     return f"{sign}{value:.0f}" if float(value).is_integer() else f"{sign}{value:.1f}"
+
+
+def _compact_ko(value: float) -> str:
+    for size, suffix in _KO_UNITS:
+        shown = value / size
+        text = f"{shown:.1f}"
+        if float(text) >= 100:  # 999,999 is 100만, 12,345,678 is 1,235만
+            text = f"{shown:,.0f}"
+        if float(text.replace(",", "")) >= 1:  # 99,999,999 is 1.0억, not 10,000만
+            return text + suffix
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.1f}"
 
 
 def usd(value: float) -> str:
@@ -45,31 +67,68 @@ def usd(value: float) -> str:
 
 
 def percent(ratio: float, digits: int = 1) -> str:
-    return "—" if missing(ratio) else f"{ratio * 100:.{digits}f} %"
+    """95.1 % (Korean: 95.1%)."""
+    return "—" if missing(ratio) else t("unit.percent", value=f"{ratio * 100:.{digits}f}")
 
 
 def duration_ms(value: float) -> str:
-    """840 ms, 1.4 s, 2.5 min."""
+    """840 ms, 1.4 s, 2.5 min (Korean: 840ms, 1.4초, 2.5분)."""
     if missing(value):
         return "—"
     if value < 1000:
-        return f"{value:.0f} ms"
+        return t("unit.ms", value=f"{value:.0f}")
     if value < 60_000:
-        return f"{value / 1000:.1f} s"
-    return f"{value / 60_000:.1f} min"
+        return t("unit.s", value=f"{value / 1000:.1f}")
+    return t("unit.min", value=f"{value / 60_000:.1f}")
 
 
 def age(seconds: float) -> str:
-    """How long ago, coarsely: 12 min, 2.5 h, 3.0 d."""
+    """How long ago, coarsely: 12 min, 2.5 h, 3.0 d (Korean: 12분, 2.5시간, 3.0일)."""
     if seconds < 90 * 60:
-        return f"{seconds / 60:.0f} min"
+        return t("unit.min", value=f"{seconds / 60:.0f}")
     if seconds < 48 * 3600:
-        return f"{seconds / 3600:.1f} h"
-    return f"{seconds / 86400:.1f} d"
+        return t("unit.h", value=f"{seconds / 3600:.1f}")
+    return t("unit.d", value=f"{seconds / 86400:.1f}")
+
+
+def span(length: dt.timedelta) -> str:
+    """A period's length in whole hours up to two days, else whole days: 24 h, 7 d
+    (Korean: 24시간, 7일)."""
+    hours = length.total_seconds() / 3600
+    return t("unit.h", value=f"{hours:.0f}") if hours <= 48 else t("unit.d", value=str(length.days))
 
 
 def rate(value: float) -> str:
-    return "—" if missing(value) else f"{value:.1f} tok/s"
+    """118.4 tok/s (Korean: 118.4 토큰/초)."""
+    return "—" if missing(value) else t("unit.tok_s", value=f"{value:.1f}")
+
+
+def timestamp(value: Any, tz: str) -> str | None:
+    """An instant as a local time, to the minute: 2026-12-03 15:05 (Korean: 2026년 12월 3일
+    15:05, 24-hour as everywhere on the page); None for a missing one."""
+    if value is None or pd.isna(value):
+        return None
+    local = pd.Timestamp(value).tz_convert(tz)
+    return t(
+        "date.minute", year=local.year, month=local.month, day=local.day, hour=local.hour, minute=local.minute
+    )
+
+
+def day(value: dt.date) -> str:
+    """A calendar day: 2026-12-03 (Korean: 2026년 12월 3일)."""
+    return t("date.day", year=value.year, month=value.month, day=value.day)
+
+
+_PERIOD = re.compile(r"(\d+)\s*(mo|s|m|h|d)")
+
+
+def period(text: str | None) -> str:
+    """A LiteLLM budget duration ("30d", "1mo", "24h") in the session's language (Korean:
+    30일, 1개월, 24시간); anything else as LiteLLM wrote it."""
+    if missing(text) or not str(text).strip():
+        return "—"
+    found = _PERIOD.fullmatch(str(text).strip())
+    return t(f"period.{found[2]}", n=found[1]) if found else str(text)
 
 
 def by_unit(value: Any, unit: Unit) -> str:
@@ -93,7 +152,7 @@ def change(current: Any, previous: Any, unit: Unit) -> str | None:
     if missing(current) or missing(previous):
         return None
     if unit == "ratio":
-        return f"{(current - previous) * 100:+.1f} pp"
+        return t("unit.pp", value=f"{(current - previous) * 100:+.1f}")
     if previous == 0:
-        return None if current == 0 else "new"
-    return f"{(current - previous) / previous * 100:+.1f} %"
+        return None if current == 0 else t("change.new")
+    return t("unit.percent", value=f"{(current - previous) / previous * 100:+.1f}")

@@ -8,7 +8,18 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard import auth, budgets, my_usage, nodes, overview, panels, signin
+from dashboard import (
+    auth,
+    budgets,
+    demo_mode,
+    etl_status,
+    language,
+    my_usage,
+    nodes,
+    overview,
+    panels,
+    signin,
+)
 from dashboard.strings import t
 from etl.config import load_config
 from queries.runner import reader
@@ -16,11 +27,19 @@ from queries.scope import ScopedReader
 
 
 def main() -> None:
-    st.set_page_config(page_title=t("title"), page_icon=":material/monitoring:", layout="wide")
     config = load_config()
-    base = reader(config.store)
+    # The session's language before any text: on its first run from the link's lang=, else
+    # the configuration; then the sidebar's switch (signed in or not) changes it.
+    language.choose(config.dashboard.language)
+    st.set_page_config(page_title=t("title"), page_icon=":material/monitoring:", layout="wide")
+    language.switch(config.dashboard.language)
+    store = demo_mode.store_to_show(config)
+    base = reader(store)
+    demo = demo_mode.banner(store)
     identity: auth.Identity | None = st.session_state.get("identity")
     if identity is None:
+        if demo:
+            demo_mode.sign_in_choices()
         signin.render(base, auth.administrators(_auth_secrets(), os.environ))
         return
     # Every page gets this reader, never `base`: a student's keys go into every query.
@@ -38,6 +57,7 @@ def main() -> None:
             _page(lambda: overview.render(config, scoped, view), "page.overview", "overview", default=True),
             _page(lambda: nodes.render(config, scoped, view), "page.nodes", "nodes"),
             _page(lambda: budgets.render(config, scoped), "page.budgets", "budgets"),
+            _page(lambda: etl_status.render(config, scoped), "page.etl_status", "etl-status"),
         ]
     else:
         pages = [

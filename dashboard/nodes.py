@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import replace
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -17,22 +18,27 @@ from etl.config import Config
 from queries import pages
 from queries.runner import Reader
 
-COLUMNS = {
-    "requests": st.column_config.NumberColumn(t("col.requests"), format="%d"),
-    "requests_share": st.column_config.ProgressColumn(
-        t("col.share"), min_value=0.0, max_value=1.0, format="percent"
-    ),
-    "failure_rate": st.column_config.NumberColumn(t("col.failure_rate"), format="percent"),
-    "ttft_p50_ms": st.column_config.NumberColumn(t("col.ttft_p50_ms"), format="%.0f ms"),
-    "ttft_p95_ms": st.column_config.NumberColumn(t("col.ttft_p95_ms"), format="%.0f ms"),
-    "output_tps_p50": st.column_config.NumberColumn(t("col.output_tps_p50"), format="%.1f tok/s"),
-    "output_tps_p95": st.column_config.NumberColumn(t("col.output_tps_p95"), format="%.1f tok/s"),
-    "speed_too_short": st.column_config.NumberColumn(t("col.speed_too_short"), format="%d"),
-    "latency_p50_ms": st.column_config.NumberColumn(t("col.latency_p50_ms"), format="%.0f ms"),
-    "latency_p95_ms": st.column_config.NumberColumn(t("col.latency_p95_ms"), format="%.0f ms"),
-    "prompt_p50": st.column_config.NumberColumn(t("col.prompt_p50"), format="%.0f"),
-    "prompt_p95": st.column_config.NumberColumn(t("col.prompt_p95"), format="%.0f"),
-}
+
+def _columns() -> dict[str, Any]:
+    """The tables' columns, labelled in the session's language (built per run: a module
+    constant would keep the language of whichever session imported this first)."""
+    ms, tps = t("colfmt.ms"), t("colfmt.tps")
+    return {
+        "requests": st.column_config.NumberColumn(t("col.requests"), format="%d"),
+        "requests_share": st.column_config.ProgressColumn(
+            t("col.share"), min_value=0.0, max_value=1.0, format="percent"
+        ),
+        "failure_rate": st.column_config.NumberColumn(t("col.failure_rate"), format="percent"),
+        "ttft_p50_ms": st.column_config.NumberColumn(t("col.ttft_p50_ms"), format=ms),
+        "ttft_p95_ms": st.column_config.NumberColumn(t("col.ttft_p95_ms"), format=ms),
+        "output_tps_p50": st.column_config.NumberColumn(t("col.output_tps_p50"), format=tps),
+        "output_tps_p95": st.column_config.NumberColumn(t("col.output_tps_p95"), format=tps),
+        "speed_too_short": st.column_config.NumberColumn(t("col.speed_too_short"), format="%d"),
+        "latency_p50_ms": st.column_config.NumberColumn(t("col.latency_p50_ms"), format=ms),
+        "latency_p95_ms": st.column_config.NumberColumn(t("col.latency_p95_ms"), format=ms),
+        "prompt_p50": st.column_config.NumberColumn(t("col.prompt_p50"), format="%.0f"),
+        "prompt_p95": st.column_config.NumberColumn(t("col.prompt_p95"), format="%.0f"),
+    }
 
 
 def render(config: Config, reader: Reader, state: ViewState) -> None:
@@ -70,7 +76,7 @@ def render(config: Config, reader: Reader, state: ViewState) -> None:
             mine.get("latency_by_concurrency"),
             who,
             x="in_flight",
-            hover="%{y:,.0f} ms",
+            hover=t("unit.ms", value="%{y:,.0f}"),
         )
         st.plotly_chart(figure, key="saturation")
     left, right = st.columns(2)
@@ -92,7 +98,7 @@ def render(config: Config, reader: Reader, state: ViewState) -> None:
             t("axis.ttft"),
             mine.get("node_speed_by_bucket"),
             who,
-            hover="%{y:,.0f} ms",
+            hover=t("unit.ms", value="%{y:,.0f}"),
         )
         st.plotly_chart(figure, key="ttft")
     with st.container(border=True):
@@ -101,7 +107,7 @@ def render(config: Config, reader: Reader, state: ViewState) -> None:
 
 
 def _table(frame: pd.DataFrame, label: str, mine: pd.DataFrame | None, who: str | None) -> None:
-    columns = {label: st.column_config.TextColumn(t(f"col.{label}")), **COLUMNS}
+    columns = {label: st.column_config.TextColumn(t(f"col.{label}")), **_columns()}
     shown = frame[[c for c in columns if c in frame]]
     if who is not None and mine is not None:
         counts = mine.set_index(label)["requests"] if not mine.empty else pd.Series(dtype="int64")

@@ -14,7 +14,7 @@ import streamlit as st
 
 from dashboard import figures
 from dashboard import format as fmt
-from dashboard.strings import t
+from dashboard.strings import current_language, t
 from dashboard.view_state import RANGES, USER_MEASURES, ViewState, parse, to_params
 from etl.config import Config
 from queries.filters import Filters
@@ -93,9 +93,7 @@ def freshness(status: pd.Series, config: Config, tz: str, reader: Reader) -> Non
 
 
 def _local(value: Any, tz: str) -> str:
-    if value is None or pd.isna(value):
-        return t("fresh.never")
-    return str(pd.Timestamp(value).tz_convert(tz).strftime("%Y-%m-%d %H:%M"))
+    return fmt.timestamp(value, tz) or t("fresh.never")
 
 
 # --- filters and the URL ----------------------------------------------------------------
@@ -108,19 +106,29 @@ def filters_sidebar(config: Config, reader: Reader, *, with_users: bool = True) 
     known = _known_values(reader)
     zones = reader.run("time_zones")["name"].tolist()
     default_tz = config.dashboard.timezone
+    default_lang = config.dashboard.language
     if "view" not in st.session_state:  # the session's first run: the link says what to show
         params = {key: st.query_params.get_all(key) for key in st.query_params}
-        state, notices = parse(params, default_tz=default_tz, known=known, zones=zones)
-        st.session_state["view"], st.session_state["view_notices"] = state, notices
+        state, _ = parse(params, default_tz=default_tz, known=known, zones=zones, default_lang=default_lang)
+        st.session_state["view"], st.session_state["view_link"] = state, params
+    # what the first link asked for and could not get, said again on every run in the
+    # language of that run (the switch may have changed it since)
+    _, notices = parse(
+        st.session_state.get("view_link", {}),
+        default_tz=default_tz,
+        known=known,
+        zones=zones,
+        default_lang=default_lang,
+    )
     # Streamlit forgets a page's widgets when another page is shown: the view, kept apart
     # from them, puts them back as they were
     _seed_widgets(st.session_state["view"])
     sidebar = st.sidebar
     sidebar.header(t("filters.header"))
-    for notice in st.session_state["view_notices"]:
+    for notice in notices:
         sidebar.warning(t("filters.notice", notice=notice))
     range_key = sidebar.selectbox(
-        t("filters.range"), RANGES, format_func=lambda key: t(f"range.{key}"), key=WIDGETS["range"]
+        t("filters.range"), RANGES, format_func=_labels("range", RANGES).__getitem__, key=WIDGETS["range"]
     )
     days: Any = None
     if range_key == "custom":
@@ -144,14 +152,21 @@ def filters_sidebar(config: Config, reader: Reader, *, with_users: bool = True) 
         tz=tz,
         highlight=st.session_state.get("highlight") if with_users else None,
         by=st.session_state.get(WIDGETS["by"], "spend"),
+        lang=current_language(),
         **chosen,
     )
     st.session_state["view"] = state
-    wanted = to_params(state, default_tz=default_tz)
+    wanted = to_params(state, default_tz=default_tz, default_lang=default_lang)
     current = {key: st.query_params.get_all(key) for key in st.query_params}
     if wanted != current:
         st.query_params.from_dict(wanted)
     return state
+
+
+def _labels(prefix: str, keys: tuple[str, ...]) -> dict[str, str]:
+    """A widget's choices as labels, looked up now: Streamlit (and AppTest) may call a
+    format_func later from a thread without this session's context, where t() is English."""
+    return {key: t(f"{prefix}.{key}") for key in keys}
 
 
 def keep_page_widgets() -> None:
@@ -205,7 +220,7 @@ def cards(page: Page) -> None:
     previous = page.data["totals_previous"].iloc[0]
     mine = page.mine["totals"].iloc[0] if page.mine else None
     span = page.filters.end - page.filters.start if page.filters.end and page.filters.start else None
-    versus = t("card.vs_previous", days=_span_text(span)) if span else None
+    versus = t("card.vs_previous", days=fmt.span(span)) if span else None
     # two rows of three: wide enough for "$1,234.56" and a sparkline on a laptop screen
     slots = [column for _ in range(2) for column in st.columns(3)]
     for slot, name in zip(slots, CARDS, strict=True):
@@ -216,7 +231,7 @@ def cards(page: Page) -> None:
                 fmt.by_unit(totals[name], metric.unit),
                 delta=fmt.change(totals[name], previous[name], metric.unit),
                 delta_color=DELTA_COLORS.get(name, "off"),  # type: ignore[arg-type]
-                help=f"{metric.description} {versus}" if versus else metric.description,
+                help=f"{t(f'card.{name}.help')} {versus}" if versus else t(f"card.{name}.help"),
                 border=True,
                 chart_data=figures.sparkline(page.data["by_bucket"], name) or None,
                 chart_type="area" if name in ADDITIVE else "line",
@@ -231,11 +246,6 @@ def _mine_text(who: str, name: str, value: Any, total: Any) -> str:
         share = fmt.percent(float(value) / float(total))
         return t("card.mine_share", who=who, value=fmt.by_unit(value, unit), share=share)
     return t("card.mine", who=who, value=fmt.by_unit(value, unit))
-
-
-def _span_text(span: dt.timedelta) -> str:
-    hours = span.total_seconds() / 3600
-    return f"{hours:.0f} h" if hours <= 48 else f"{span.days} d"
 
 
 def time_charts(page: Page) -> None:
@@ -310,14 +320,29 @@ def peers_panel(reader: Any, page: Page, mode: str) -> None:
     st.markdown(f"**{t('panel.peers')}**", help=t(f"panel.peers.{mode}"))
     by = _measure_control()
     peers = reader.peers(page.filters, named=mode == "named")
-    st.plotly_chart(figures.user_bars(peers, by, t("peers.you")), key="peers_chart")
+    st.plotly_chart(figures.user_bars(_peer_names(peers, mode), by, t("peers.you")), key="peers_chart")
+
+
+def _peer_names(peers: pd.DataFrame, mode: str) -> pd.DataFrame:
+    """The query names the student "You" and, unless names are shared, everyone else
+    "Student A", "Student B", ...: those two words in the session's language."""
+
+    def shown(name: str, you: bool) -> str:
+        if you:
+            return t("peers.you")
+        if mode == "anonymous":
+            return t("peers.student", letter=name.removeprefix("Student "))
+        return name
+
+    users = zip(peers["user"].astype(str), peers["is_you"], strict=True)
+    return peers.assign(user=[shown(name, bool(pd.notna(you) and you)) for name, you in users])
 
 
 def _measure_control() -> str:
     by = st.segmented_control(
         t("users.by"),
         USER_MEASURES,
-        format_func=lambda m: t(f"users.by.{m}"),
+        format_func=_labels("users.by", USER_MEASURES).__getitem__,
         key=WIDGETS["by"],
         label_visibility="collapsed",
     )
@@ -381,12 +406,12 @@ def budget_bars(budgets: pd.DataFrame, tz: str) -> None:
                 t(
                     "budget.resets",
                     when=_local(key["budget_reset_at"], tz),
-                    every=key["budget_duration"] or "—",
+                    every=fmt.period(key["budget_duration"]),
                 )
             )
         limits = [
-            f"{label} {int(key[column]):,}"
-            for label, column in (("TPM", "tpm_limit"), ("RPM", "rpm_limit"))
+            f"{t(label)} {int(key[column]):,}"
+            for label, column in (("col.tpm", "tpm_limit"), ("col.rpm", "rpm_limit"))
             if not fmt.missing(key[column])
         ]
         details.append(t("budget.limits", limits=" · ".join(limits)) if limits else t("budget.no_limits"))

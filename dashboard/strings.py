@@ -1,6 +1,22 @@
-"""Every user-facing string of the dashboard, by key."""
+"""Every user-facing string of the dashboard, by key, in English (here) and Korean
+(dashboard/strings_ko.py); `t(key, **values)` picks the session's language."""
 
 from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Literal
+
+from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+from dashboard.strings_ko import KO
+
+Language = Literal["en", "ko"]
+LANGUAGES: tuple[Language, ...] = ("en", "ko")
+LANGUAGE_NAMES: dict[Language, str] = {"en": "English", "ko": "한국어"}  # each in its own language
+LANGUAGE_KEY = "lang"  # the session's language in st.session_state (set by dashboard/language.py)
 
 EN: dict[str, str] = {
     "title": "LLM usage",
@@ -195,9 +211,177 @@ EN: dict[str, str] = {
     "download.nodes": "Nodes (CSV)",
     "download.clients": "Users by client (CSV)",
     "download.models": "Models (CSV)",
+    # the language switch (the choices are each language's own name: LANGUAGE_NAMES)
+    "language.label": "Language",
+    # card tooltips (the same words as the metric catalogue, queries/metrics.py)
+    "card.spend_usd.help": "Cost as LiteLLM priced it, in USD.",
+    "card.requests.help": "Requests in the range, failed ones included.",
+    "card.total_tokens.help": "Prompt and completion tokens.",
+    "card.cache_hit_rate.help": "Cached prompt tokens over all prompt tokens.",
+    "card.success_rate.help": "Successful requests over all requests.",
+    "card.latency_p50_ms.help": "Median end-to-end request time.",
+    # units and dates (dashboard/format.py); {value} is a number already formatted
+    "unit.ms": "{value} ms",
+    "unit.s": "{value} s",
+    "unit.min": "{value} min",
+    "unit.h": "{value} h",
+    "unit.d": "{value} d",
+    "unit.tok_s": "{value} tok/s",
+    "unit.percent": "{value} %",
+    "unit.pp": "{value} pp",
+    "change.new": "new",
+    "period.s": "{n}s",
+    "period.m": "{n}m",
+    "period.h": "{n}h",
+    "period.d": "{n}d",
+    "period.mo": "{n}mo",
+    "date.minute": "{year}-{month:02d}-{day:02d} {hour:02d}:{minute:02d}",
+    "date.day": "{year}-{month:02d}-{day:02d}",
+    # table cells (st.column_config formats: printf for numbers, moment.js for dates)
+    "colfmt.ms": "%.0f ms",
+    "colfmt.tps": "%.1f tok/s",
+    "colfmt.datetime": "YYYY-MM-DD HH:mm",
+    "colfmt.date": "YYYY-MM-DD",
+    "col.tpm": "TPM",
+    "col.rpm": "RPM",
+    # chart hover texts ({value} and {node} are Plotly fields such as %{y:,})
+    "hover.tokens": "{value} tokens",
+    "hover.requests": "{value} requests",
+    "hover.failures_on": "{value} on {node}",
+    "failures.unknown": "unknown",
+    # Plotly date axes (d3 time formats); empty: Plotly's own English labels
+    "axis.date.hour": "",
+    "axis.date.day": "",
+    "axis.date.month": "",
+    "axis.date.year": "",
+    "axis.date.hover": "",
+    "axis.date.hover_day": "",
+    # peers as the store names them for a student: "You", "Student A"
+    "peers.student": "Student {letter}",
+    # what a link asked for that cannot be shown (dashboard/view_state.py)
+    "notice.range": "range={value} is not one of {choices}; showing 7d",
+    "notice.custom": (
+        "a custom range needs from= and to= as dates (YYYY-MM-DD), from before to, "
+        "at most {days} days; showing 7d"
+    ),
+    "notice.tz": "tz={value} is not a time zone such as Asia/Seoul; showing {default}",
+    "notice.unknown": "no {dimension} {values} in the data; ignored",
+    "notice.highlight": "highlight={value} is not a user in the data; nothing highlighted",
+    "notice.by": "by={value} is not one of {choices}; showing spend",
+    "notice.lang": "lang={value} is not one of {choices}; ignored",
+    # operations: demo, ETL status
+    "demo.banner": (
+        "**Demo data**: a simulated lab (13 people, three GPU nodes), not anyone's real usage. "
+        "Set LITELLM_DATABASE_URL to see your own lab."
+    ),
+    "demo.building": "Building the demo lab: simulated spend logs through the ETL...",
+    "demo.signin": (
+        "This is a demo and nothing in it is real. Enter as the administrator, or sign in as a "
+        "simulated student with one of the made-up keys below."
+    ),
+    "demo.as_admin": "Enter the demo as the administrator",
+    "demo.student_keys": "Simulated students' keys (paste one under Student):",
+    "page.etl_status": "ETL status",
+    "status.title": "ETL status",
+    "status.no_runs": (
+        "The ETL has not run yet. Schedule `python -m etl run` (see the README's cron line or deploy/)."
+    ),
+    "status.last_failed": "The last ETL run failed: {error}",
+    "status.last_ok": "Last successful run",
+    "status.ago": "{age} ago",
+    "status.runs_24h": "Runs, last 24 h",
+    "status.failed_n": "{n} failed",
+    "status.rows_24h": "Requests copied, last 24 h",
+    "status.noise_24h": "Noise dropped, last 24 h",
+    "status.noise_help": (
+        "LiteLLM's own calls: {master_key} master key, {health_check} health check, {rule} by rule"
+    ),
+    "status.sources": "Sources",
+    "status.source": "LiteLLM database",
+    "status.no_source": "none read yet (demo or imported rows)",
+    "status.cursor_column": "Cursor",
+    "status.cursor": "Copied up to",
+    "status.newest_request": "Newest request",
+    "status.newest_ingested": "Newest copy",
+    "status.refresh_pending": (
+        "A --full-refresh started and did not finish: run `python -m etl run --full-refresh` again."
+    ),
+    "status.nodes": "GPU nodes: newest request",
+    "status.node": "Node",
+    "status.requests_24h": "Requests, last 24 h",
+    "status.failures_24h": "Failures, last 24 h",
+    "status.runs": "Recent runs",
+    "status.started": "Started",
+    "status.status": "Status",
+    "status.run.ok": "ok",
+    "status.run.failed": "failed",
+    "status.mode": "Mode",
+    "status.mode.incremental": "incremental",
+    "status.mode.full_refresh": "full refresh",
+    "status.seconds": "Seconds",
+    "status.rows_read": "Rows read",
+    "status.rows_written": "Written",
+    "status.duplicates": "Duplicates skipped",
+    "status.dropped_master_key": "Master key",
+    "status.dropped_health_check": "Health check",
+    "status.dropped_by_rule": "By rule",
+    "status.malformed": "Malformed",
+    "status.error": "Error",
+    "status.runs_note": "The {n} newest runs of etl_runs.parquet; times in {tz}.",
 }
 
 
+CATALOGUES: dict[Language, dict[str, str]] = {"en": EN, "ko": KO}
+
+log = logging.getLogger("dashboard.strings")
+_REPORTED: set[tuple[str, str]] = set()  # missing texts already logged, once each
+
+# A language forced for the current thread (tests, scripts): see use_language().
+_FORCED: ContextVar[Language | None] = ContextVar("dashboard_language", default=None)
+
+
+def current_language() -> Language:
+    """The language of the session this code runs for.
+
+    Streamlit runs each session's script (and each rerun of a fragment) in a thread that
+    carries that session's ScriptRunContext, so the context, not a global, says whose
+    language to use: two people reading the page at once each get their own, and a
+    fragment rerunning alone still finds its session's choice in session_state. Without
+    a context (tests, `python -m`, a helper thread) the text is English.
+    """
+    forced = _FORCED.get()
+    if forced is not None:
+        return forced
+    ctx = get_script_run_ctx(suppress_warning=True)
+    if ctx is None:
+        return "en"
+    try:
+        chosen = ctx.session_state[LANGUAGE_KEY]
+    except (KeyError, AttributeError, RuntimeError):  # not chosen yet, or the session is closing
+        return "en"
+    return chosen if chosen in LANGUAGES else "en"
+
+
+@contextmanager
+def use_language(language: Language) -> Iterator[None]:
+    """Format and translate in `language` inside the block, in this thread only."""
+    token = _FORCED.set(language)
+    try:
+        yield
+    finally:
+        _FORCED.reset(token)
+
+
 def t(key: str, /, **values: object) -> str:
-    text = EN[key]
+    """The text for `key` in the session's language, `{name}` fields filled from `values`.
+    A key the Korean catalogue lacks falls back to English with a logged warning (the page
+    stays up; tests/test_dashboard_strings.py keeps the two complete); a key English lacks
+    is a bug and raises KeyError."""
+    language = current_language()
+    text = CATALOGUES[language].get(key)
+    if text is None:
+        text = EN[key]
+        if (language, key) not in _REPORTED:
+            _REPORTED.add((language, key))
+            log.warning("no %s text for %r: showing the English one", language, key)
     return text.format(**values) if values else text

@@ -1,8 +1,9 @@
 """The page's whole state as URL query parameters, so that a link reproduces the view.
 
-    ?range=7d&tz=Asia/Seoul&user=kim&user=lee&node=blackwell&highlight=kim&by=tokens
+    ?range=7d&tz=Asia/Seoul&user=kim&user=lee&node=blackwell&highlight=kim&by=tokens&lang=ko
 
-`parse` never fails: a value it cannot use is dropped and named in a notice.
+`parse` never fails: a value it cannot use is dropped and named in a notice (in the
+session's language).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from dashboard.strings import LANGUAGES, Language, t
 from queries.filters import Filters
 
 RangeKey = Literal["24h", "7d", "30d", "month", "custom"]
@@ -37,6 +39,7 @@ class ViewState:
     clients: tuple[str, ...] = ()
     highlight: str | None = None
     by: UserMeasure = "spend"
+    lang: Language = "en"  # the page's language (dashboard/language.py keeps it per session)
 
     def filters(self, now: dt.datetime) -> Filters:
         """The query filters for this view at `now` (UTC instants).
@@ -72,6 +75,7 @@ def parse(
     default_tz: str,
     known: Mapping[str, Iterable[str]],
     zones: Iterable[str] | None = None,
+    default_lang: Language = "en",
 ) -> tuple[ViewState, list[str]]:
     """The view a URL asks for, and a notice for every value that was ignored.
 
@@ -81,7 +85,7 @@ def parse(
     """
     allowed_zones = set(zones) if zones is not None else None
     notices: list[str] = []
-    state = ViewState(tz=default_tz)
+    state = ViewState(tz=default_tz, lang=default_lang)
 
     def first(key: str) -> str | None:
         values = params.get(key) or []
@@ -91,14 +95,11 @@ def parse(
         if value in RANGES:
             state = replace(state, range=RANGES[RANGES.index(value)])
         else:
-            notices.append(f"range={value!r} is not one of {', '.join(RANGES)}; showing 7d")
+            notices.append(t("notice.range", value=repr(value), choices=", ".join(RANGES)))
     if state.range == "custom":
         start, end = _day(first("from")), _day(first("to"))
         if start is None or end is None or end < start or (end - start).days >= MAX_CUSTOM_DAYS:
-            notices.append(
-                f"a custom range needs from= and to= as dates (YYYY-MM-DD), from before to, "
-                f"at most {MAX_CUSTOM_DAYS} days; showing 7d"
-            )
+            notices.append(t("notice.custom", days=MAX_CUSTOM_DAYS))
             state = replace(state, range="7d")
         else:
             state = replace(state, start_day=start, end_day=end)
@@ -106,14 +107,14 @@ def parse(
         if _valid_zone(value) and (allowed_zones is None or value in allowed_zones):
             state = replace(state, tz=value)
         else:
-            notices.append(f"tz={value!r} is not a time zone such as Asia/Seoul; showing {default_tz}")
+            notices.append(t("notice.tz", value=repr(value), default=default_tz))
     chosen: dict[str, tuple[str, ...]] = {}
     for key, field in DIMENSIONS.items():
         wanted = list(dict.fromkeys(params.get(key) or []))
         allowed = set(known.get(key, ()))
         unknown = [v for v in wanted if v not in allowed]
         if unknown:
-            notices.append(f"no {key} {', '.join(repr(u) for u in unknown)} in the data; ignored")
+            notices.append(t("notice.unknown", dimension=key, values=", ".join(repr(u) for u in unknown)))
         chosen[field] = tuple(v for v in wanted if v in allowed)
     state = replace(
         state,
@@ -126,16 +127,27 @@ def parse(
         if value in set(known.get("user", ())):
             state = replace(state, highlight=value)
         else:
-            notices.append(f"highlight={value!r} is not a user in the data; nothing highlighted")
+            notices.append(t("notice.highlight", value=repr(value)))
     if (value := first("by")) is not None:
         if value in USER_MEASURES:
             state = replace(state, by=USER_MEASURES[USER_MEASURES.index(value)])
         else:
-            notices.append(f"by={value!r} is not one of {', '.join(USER_MEASURES)}; showing spend")
+            notices.append(t("notice.by", value=repr(value), choices=", ".join(USER_MEASURES)))
+    if (value := first("lang")) is not None:
+        if (lang := parse_language([value])) is not None:
+            state = replace(state, lang=lang)
+        else:
+            notices.append(t("notice.lang", value=repr(value), choices=", ".join(LANGUAGES)))
     return state, notices
 
 
-def to_params(state: ViewState, *, default_tz: str) -> dict[str, list[str]]:
+def parse_language(values: Iterable[str] | None) -> Language | None:
+    """The language a link's lang= names (its last value), or None for none or another."""
+    last = list(values or [])[-1:]
+    return next((lang for lang in LANGUAGES if last == [lang]), None)
+
+
+def to_params(state: ViewState, *, default_tz: str, default_lang: Language = "en") -> dict[str, list[str]]:
     """The query parameters of `state`, defaults left out so links stay short."""
     out: dict[str, list[str]] = {}
     if state.range != "7d":
@@ -152,6 +164,8 @@ def to_params(state: ViewState, *, default_tz: str) -> dict[str, list[str]]:
         out["highlight"] = [state.highlight]
     if state.by != "spend":
         out["by"] = [state.by]
+    if state.lang != default_lang:
+        out["lang"] = [state.lang]
     return out
 
 

@@ -10,7 +10,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from etl import health
+from etl import doctor, health
 from etl.config import load_config
 from etl.errors import EtlError, RunInProgress, StoreNotWritable
 from etl.run import run_etl
@@ -31,11 +31,57 @@ exit codes:
 """
 
 
+DESCRIPTION = """\
+The ETL of the LiteLLM usage dashboard: it copies LiteLLM's spend logs (the
+"LiteLLM_SpendLogs" table in LiteLLM's PostgreSQL) into the Parquet store the dashboard
+reads, once per request and without LiteLLM's own noise. It only reads LiteLLM's
+database, and it is the only program that writes the store.
+
+Every command takes the same three settings: --source (default: env
+LITELLM_DATABASE_URL, then DATABASE_URL), --store (env USAGE_STORE, then the
+configuration file's store, then ./data) and --config (env USAGE_CONFIG; optional)."""
+
+TOP_EPILOG = f"""\
+examples:
+  python -m etl run                  # copy what is new (cron: settings from the environment)
+  python -m etl run --full-refresh   # re-read everything, e.g. after naming the GPU nodes
+  python -m etl doctor               # after setting up, or when runs fail: what to fix
+  python -m etl COMMAND --help       # a command's options
+
+{EXIT_CODES.replace("exit codes:", "exit codes of run:", 1)}
+doctor exits 0 when nothing must be fixed and 3 when something must (see doctor --help).
+More in README.md ("Keeping the store up to date") and docs/store.md (the store's layout).
+"""
+
+DOCTOR_DESCRIPTION = """\
+Check an installation and say what to fix, one line per check (OK, WARN or FAIL, and
+for anything not OK what to do). It reads, never writes: not the store (it does not
+even create the store directory), not the database.
+
+  configuration  the TOML file is valid, its time zone known, a source configured
+  database       reachable; the LiteLLM_SpendLogs table is there; LiteLLM's newest
+                 migration and optional columns, hence the cursor a run will use;
+                 SELECT on the four tables a run reads
+  store          the directory exists or can be created, and is writable; every day
+                 file is readable Parquet with this version's columns; no request_id
+                 stored twice; no temporary files or .staging/ left by a killed run;
+                 the run lock; state.json valid and for the configured database;
+                 keys.parquet, users.parquet and etl_runs.parquet readable; the last
+                 run succeeded, recently"""
+
+DOCTOR_EPILOG = """\
+exit codes:
+  0   nothing must be fixed (WARN lines are worth a look but need no action to run)
+  2   bad command line
+  3   at least one FAIL line: fix what it says, then run doctor again
+"""
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m etl",
-        description="Copy LiteLLM's spend logs into the Parquet store the dashboard reads.",
-        epilog=EXIT_CODES,
+        description=DESCRIPTION,
+        epilog=TOP_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -75,6 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
         "node_exporter's textfile collector directory as llm_usage_etl.prom",
     )
     run.add_argument("--quiet", action="store_true", help="print nothing but warnings and errors")
+    _add_doctor(commands)
     return parser
 
 
@@ -84,6 +131,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "run":
             return _run(args)
+        if args.command == "doctor":
+            return _doctor(args)
     except EtlError as exc:
         log.error("%s", exc)
         return exc.exit_code
@@ -136,3 +185,35 @@ def _write_metrics(path: str, attempt: health.Attempt, store: Path | None) -> bo
         log.error("could not write the metrics file %s: %s", path, exc.strerror or exc)
         return False
     return True
+
+
+def _add_doctor(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "doctor",
+        help="check the configuration, the database and the store, and say what to fix (read-only)",
+        description=DOCTOR_DESCRIPTION,
+        epilog=DOCTOR_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--source",
+        metavar="URL",
+        help="LiteLLM's PostgreSQL database, as for run "
+        "(default: env LITELLM_DATABASE_URL, then DATABASE_URL); the password is never printed",
+    )
+    parser.add_argument(
+        "--store",
+        metavar="DIR",
+        help="the store directory (default: env USAGE_STORE, then the configuration file's store, "
+        "then ./data)",
+    )
+    parser.add_argument(
+        "--config", metavar="FILE", help="TOML configuration file (default: env USAGE_CONFIG)"
+    )
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    checks = doctor.diagnose(config_file=args.config, source=args.source, store=args.store)
+    for line in doctor.report(checks):
+        print(line, flush=True)
+    return doctor.exit_code(checks)

@@ -19,11 +19,13 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from etl.errors import ConfigError
 
 CursorChoice = Literal["auto", "created_at", "startTime"]
+Language = Literal["en", "ko"]
 
 DEFAULT_STORE = Path("./data")
 DEFAULT_TIMEZONE = "Asia/Seoul"
 DEFAULT_CHUNK_ROWS = 20_000
 DEFAULT_MAX_LATENESS_HOURS = 24.0
+LANGUAGES: tuple[Language, ...] = ("en", "ko")  # each has a catalogue in dashboard/strings.py
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,7 @@ class DashboardSettings:
     timezone: str = DEFAULT_TIMEZONE  # IANA name; the store itself is UTC
     stale_after_minutes: float = 30.0  # warn when the last good ETL run is older
     peers: Literal["anonymous", "named", "hidden"] = "anonymous"  # what students see of others
+    language: Language = "en"  # the page's language until a person picks another
 
 
 @dataclass(frozen=True)
@@ -200,7 +203,7 @@ def _noise(table: Any, env: Mapping[str, str]) -> NoiseRules:
 
 def _dashboard(table: Any, env: Mapping[str, str]) -> DashboardSettings:
     table = _table(table, "dashboard")
-    _reject_unknown(table, {"timezone", "stale_after_minutes", "peers"}, "dashboard.")
+    _reject_unknown(table, {"timezone", "stale_after_minutes", "peers", "language"}, "dashboard.")
     timezone = env.get("USAGE_TIMEZONE") or table.get("timezone", DEFAULT_TIMEZONE)
     try:
         ZoneInfo(timezone)
@@ -212,7 +215,10 @@ def _dashboard(table: Any, env: Mapping[str, str]) -> DashboardSettings:
     peers = table.get("peers", "anonymous")
     if peers not in ("anonymous", "named", "hidden"):
         raise ConfigError(f'dashboard.peers must be "anonymous", "named" or "hidden", not {peers!r}')
-    return DashboardSettings(timezone=timezone, stale_after_minutes=stale, peers=peers)
+    language = env.get("USAGE_LANGUAGE") or table.get("language", "en")
+    if language not in LANGUAGES:
+        raise ConfigError(f'dashboard.language must be "en" or "ko", not {language!r}')
+    return DashboardSettings(timezone=timezone, stale_after_minutes=stale, peers=peers, language=language)
 
 
 def _node(i: int, table: Any) -> NodeRule:

@@ -38,7 +38,7 @@ from etl.errors import (
 from etl.failpoints import failpoint
 from etl.files import remove_leftovers
 from etl.state import State, read_state, write_state
-from etl.store import KEYS_FILE, LOCK_FILE, USERS_FILE
+from etl.store import DEMO_FILE, KEYS_FILE, LOCK_FILE, USERS_FILE
 from etl.transform import NOISE_REASONS, Rules, Transformed, transform
 
 log = logging.getLogger("etl")
@@ -86,6 +86,11 @@ def run_etl(
         raise ConfigError(
             "no LiteLLM database given: pass --source postgresql://user:password@host:5432/litellm "
             "or set LITELLM_DATABASE_URL (or DATABASE_URL, as LiteLLM does)"
+        )
+    if (config.store / DEMO_FILE).is_file():
+        raise ConfigError(
+            f"{config.store} is a demo store (simulated data); the ETL never writes real rows into it. "
+            "Give the real store another directory (--store or USAGE_STORE)."
         )
     url = extract.parse_source_url(config.source.url)
     _ensure_writable(config.store)

@@ -18,6 +18,7 @@ KEYS_FILE = "keys.parquet"
 USERS_FILE = "users.parquet"
 RUNS_FILE = "etl_runs.parquet"
 STATE_FILE = "state.json"
+DEMO_FILE = "demo.json"  # only in a demo store (etl/demo.py): simulated data, never real
 LOCK_FILE = ".etl.lock"
 STAGING_DIR = ".staging"
 TMP_MARK = ".tmp-"  # temporary files are named <final name>.tmp-<random>; never *.parquet

@@ -3,6 +3,9 @@ times them, the tests check them."""
 
 from __future__ import annotations
 
+import datetime as dt
+from typing import Any
+
 import pandas as pd
 
 from queries.filters import Filters
@@ -45,3 +48,17 @@ NODES_HIGHLIGHTED = ("node_performance", "latency_by_concurrency", "node_speed_b
 def nodes(reader: Reader, filters: Filters) -> dict[str, pd.DataFrame]:
     filters = reader.resolve(filters)
     return reader.run_many({name: (name, filters) for name in NODES_QUERIES})
+
+
+# the ETL status page: how the ETL is doing, and how far each source has been copied
+STATUS_QUERIES = ("etl_health", "etl_runs", "sources", "newest_by_node")
+RECENT_RUNS = 50
+
+
+def etl_status(reader: Reader, now: dt.datetime) -> dict[str, pd.DataFrame]:
+    params: dict[str, dict[str, Any]] = {
+        "etl_health": {"now": now},
+        "etl_runs": {"limit": RECENT_RUNS},
+        "newest_by_node": {"now": now},
+    }
+    return {name: reader.run(name, **params.get(name, {})) for name in STATUS_QUERIES}

@@ -9,12 +9,15 @@ overview stays well inside its budget. The cost is memory: see the README.
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from etl.errors import StoreCorrupt
+from etl.state import State, read_state
 from etl.store import (
     DAY_FILE,
     KEYS_FILE,
@@ -22,8 +25,10 @@ from etl.store import (
     REQUESTS_FILE_SCHEMA,
     RUNS_FILE,
     RUNS_SCHEMA,
+    STATE_FILE,
     USERS_FILE,
     USERS_SCHEMA,
+    UTC_TS,
     requests_dir,
 )
 from queries.metrics import macro_statements
@@ -74,6 +79,15 @@ DERIVED = {
 }
 # Never needed by an aggregate, and the bulk of the memory: left on disk.
 LEFT_OUT = ("request_id", "session_id", "request_tags")
+BOOKMARK_SCHEMA = pa.schema(
+    [
+        ("source", pa.string()),
+        ("cursor_column", pa.string()),
+        ("cursor", UTC_TS),
+        ("start_max", UTC_TS),
+        ("full_refresh_pending", pa.bool_()),
+    ]
+)
 SNAPSHOT_TABLES: tuple[tuple[str, str, pa.Schema], ...] = (
     ("etl_runs", RUNS_FILE, RUNS_SCHEMA),
     ("keys", KEYS_FILE, KEYS_SCHEMA),
@@ -87,7 +101,7 @@ def day_files(store: Path) -> list[Path]:
 
 def version(store: Path) -> tuple[tuple[str, int, int], ...]:
     """Changes whenever the ETL replaces a file the snapshot reads."""
-    paths = [*day_files(store), *(store / file for _, file, _ in SNAPSHOT_TABLES)]
+    paths = [*day_files(store), *(store / file for _, file, _ in SNAPSHOT_TABLES), store / STATE_FILE]
     out = []
     for path in paths:
         try:
@@ -128,6 +142,9 @@ def load(store: Path) -> duckdb.DuckDBPyConnection:
         con.register(f"{table}_source", snapshot)
         con.execute(f"CREATE TABLE {table} AS FROM {table}_source")
         con.unregister(f"{table}_source")
+    con.register("bookmark_source", _bookmark(store))
+    con.execute("CREATE TABLE bookmark AS FROM bookmark_source")
+    con.unregister("bookmark_source")
     for statement in macro_statements():
         con.execute(statement)
     con.execute(SETUP_SQL.read_text(encoding="utf-8"))
@@ -146,6 +163,29 @@ def _read(path: Path, columns: list[str], schema: pa.Schema = REQUESTS_FILE_SCHE
     arrays = [table[c] if c in present else pa.nulls(table.num_rows, schema.field(c).type) for c in columns]
     fields = [schema.field(c).with_type(a.type) for c, a in zip(columns, arrays, strict=True)]
     return pa.table(arrays, schema=pa.schema(fields)).cast(pa.schema([schema.field(c) for c in columns]))
+
+
+def _bookmark(store: Path) -> pa.Table:
+    """state.json as a table: one row per source the store was copied from (none yet: no
+    row). An unreadable bookmark is the ETL's to report; here it reads as no row."""
+    try:
+        state = read_state(store)
+    except StoreCorrupt:
+        state = State()
+    rows = [] if state.source is None else [state]
+    return pa.Table.from_pylist(
+        [
+            {
+                "source": r.source,
+                "cursor_column": r.cursor_column,
+                "cursor": r.cursor.replace(tzinfo=dt.UTC) if r.cursor else None,
+                "start_max": r.start_max.replace(tzinfo=dt.UTC) if r.start_max else None,
+                "full_refresh_pending": r.full_refresh_pending,
+            }
+            for r in rows
+        ],
+        schema=BOOKMARK_SCHEMA,
+    )
 
 
 def _quote(identifier: str) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -46,34 +47,34 @@ def free_port() -> int:
 def streamlit_server(env: dict[str, str], *args: str) -> Iterator[str]:
     """`streamlit run app.py` on a free loopback port; yields its URL once healthy."""
     port = free_port()
+    command = [
+        *(sys.executable, "-m", "streamlit", "run", "app.py"),
+        *("--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1"),
+        *("--browser.gatherUsageStats", "false"),
+        *args,
+    ]
+    with serve(command, env, port) as url:
+        yield url
+
+
+@contextmanager
+def serve(command: list[str], env: dict[str, str], port: int, start_s: float = 60) -> Iterator[str]:
+    """Run `command` (which serves the app on `port`) until the health endpoint answers;
+    yields the URL and stops the command and everything it started."""
     log = ARTIFACTS / f"streamlit-{port}.log"
     ARTIFACTS.mkdir(exist_ok=True)
     with log.open("w") as out:
         proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "streamlit",
-                "run",
-                "app.py",
-                "--server.headless",
-                "true",
-                "--server.port",
-                str(port),
-                "--server.address",
-                "127.0.0.1",
-                "--browser.gatherUsageStats",
-                "false",
-                *args,
-            ],
+            command,
             cwd=REPO,
             env={**os.environ, **env},
             stdout=out,
             stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group: `make run` starts streamlit as a child
         )
         url = f"http://127.0.0.1:{port}"
         try:
-            deadline = time.monotonic() + 60
+            deadline = time.monotonic() + start_s
             while True:
                 try:
                     with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as answer:  # noqa: S310
@@ -82,15 +83,16 @@ def streamlit_server(env: dict[str, str], *args: str) -> Iterator[str]:
                 except OSError:
                     pass
                 if proc.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"streamlit did not start; its log:\n{log.read_text()}")
+                    pytest.fail(f"{' '.join(command)} did not serve; its log:\n{log.read_text()}")
                 time.sleep(0.3)
             yield url
         finally:
-            proc.terminate()
+            os.killpg(proc.pid, signal.SIGTERM)
             try:
                 proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
-                proc.kill()
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
 
 
 @contextmanager

@@ -135,9 +135,14 @@ def test_clicking_a_bar_toggles_the_highlight() -> None:
 
 
 def test_an_empty_store_says_how_to_run_the_etl(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A lab that has configured its database but not run the ETL yet: no demo, but how
+    to fill the store (without a database the demo is shown: tests/test_demo.py)."""
+    monkeypatch.setenv("LITELLM_DATABASE_URL", "postgresql://usage@db.lab:5432/litellm")
+    monkeypatch.setenv("USAGE_DEMO_STORE", str(tmp_path / "demo"))
     at = page(tmp_path / "empty", monkeypatch)
     assert "The store is empty" in [s.value for s in at.subheader]
     assert any("python -m etl run" in c.value for c in at.code)
+    assert not any("Demo data" in w.value for w in at.warning) and not (tmp_path / "demo").exists()
 
 
 def test_a_stale_or_failed_etl_is_shown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from dashboard import figures
+from dashboard.strings import use_language
 from queries.runner import StoreReader
 from tests import known_store
 from tests.known_store import KST_NOV_21
@@ -193,3 +194,49 @@ def test_failures_stack_by_error_class() -> None:
     assert [b.name for b in bars] == ["InternalServerError", "ProxyModelNotFoundError"]
     assert values(bars[0].y) == [3, 2] and list(bars[1].customdata) == ["unknown"]
     assert figures.failures_over_time(frame.iloc[0:0]).layout.annotations
+
+
+def test_in_korean_the_names_hover_texts_and_date_axes_are_korean(
+    data: dict[str, pd.DataFrame], bob: dict[str, pd.DataFrame]
+) -> None:
+    english = figures.tokens_over_time(data["by_bucket"])
+    assert english.layout.xaxis.tickformatstops == () and english.layout.xaxis.hoverformat is None
+    with use_language("ko"):
+        fig = figures.tokens_over_time(data["by_bucket"], bob["by_bucket"], "bob")
+        requests = figures.requests_over_time(data["by_bucket"])
+        cache = figures.cache_trend(data["by_bucket"])
+        empty = figures.user_bars(data["by_user"].iloc[0:0], "spend")
+    *kinds, line = traces(fig)
+    assert [k.name for k in kinds] == ["캐시 안 된 프롬프트", "캐시된 프롬프트", "답변", "추론"]
+    assert kinds[0].hovertemplate == "%{y:,} 토큰<extra>%{fullData.name}</extra>"
+    assert line.hovertemplate == "%{y:,} 토큰<extra>bob</extra>"
+    stops = {tuple(s.dtickrange): s.value for s in fig.layout.xaxis.tickformatstops}
+    assert stops[(86_400_000, "M1")] == "%-m월 %-d일" and stops[(None, 86_400_000)] == "%-d일 %H:%M"
+    assert fig.layout.xaxis.hoverformat == "%Y년 %-m월 %-d일 %H:%M"  # hourly buckets
+    assert fig.layout.yaxis.title.text == "토큰"
+    assert [t.name for t in traces(requests)] == ["성공", "실패"]
+    assert [t.name for t in traces(cache)] == ["캐시됨", "캐시 안 됨", "캐시 적중률"]
+    assert cache.layout.xaxis.tickformatstops
+    assert [a.text for a in empty.layout.annotations] == ["이 기간과 조건에 해당하는 요청이 없습니다."]
+
+
+def test_in_korean_daily_buckets_hover_as_days_and_failures_name_the_node() -> None:
+    frame = pd.DataFrame(
+        {
+            "bucket": pd.to_datetime(["2026-11-20", "2026-11-21", "2026-11-21"]),
+            "node": ["l40-a", "l40-a", "blackwell"],
+            "error_class": ["InternalServerError", "unknown", "InternalServerError"],
+            "failures": [3, 1, 2],
+            "output_tps_p50": [40.0, 42.0, 110.0],
+        }
+    )
+    with use_language("ko"):
+        failures = figures.failures_over_time(frame)
+        lines = figures.node_lines(frame, "output_tps_p50", "토큰/초")
+        by_load = figures.node_lines(
+            frame.assign(in_flight=[1, 2, 1]), "output_tps_p50", "토큰/초", x="in_flight"
+        )
+    assert [b.name for b in traces(failures)] == ["InternalServerError", "알 수 없음"]
+    assert traces(failures)[0].hovertemplate == "%{customdata}에서 %{y:,}건<extra>%{fullData.name}</extra>"
+    assert failures.layout.xaxis.hoverformat == lines.layout.xaxis.hoverformat == "%Y년 %-m월 %-d일"
+    assert by_load.layout.xaxis.tickformatstops == ()  # not a date axis

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import math
+from collections.abc import Iterator
 
 import pytest
 
 from dashboard import format as fmt
+from dashboard.strings import use_language
 
 
 @pytest.mark.parametrize(
@@ -68,3 +71,76 @@ def test_change_against_the_previous_period(
     current: float, previous: float, unit: str, text: str | None
 ) -> None:
     assert fmt.change(current, previous, unit) == text  # type: ignore[arg-type]
+
+
+# --- in Korean --------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def korean() -> Iterator[None]:
+    with use_language("ko"):
+        yield
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (0, "0"),
+        (999, "999"),
+        (1_234, "1,234"),
+        (12_345, "1.2만"),
+        (999_999, "100만"),
+        (4_949_000, "495만"),
+        (12_345_678, "1,235만"),
+        (99_999_999, "1.0억"),
+        (3.4e8, "3.4억"),
+        (3.2e9, "32.0억"),
+        (1.5e12, "1.5조"),
+        (-12_345, "-1.2만"),
+        (float("nan"), "—"),
+    ],
+)
+def test_compact_in_korean_counts_in_man_eok_jo(korean: None, value: float, text: str) -> None:
+    assert fmt.compact(value) == text
+
+
+def test_korean_units(korean: None) -> None:
+    assert (fmt.usd(3.4), fmt.usd(0.0202566), fmt.usd(45_000)) == ("$3.40", "$0.0203", "$4.5만")
+    assert fmt.percent(0.951) == "95.1%"
+    assert (fmt.duration_ms(840), fmt.duration_ms(1400), fmt.duration_ms(150_000)) == (
+        "840ms",
+        "1.4초",
+        "2.5분",
+    )
+    assert (fmt.age(12 * 60), fmt.age(2.5 * 3600), fmt.age(3 * 86400)) == ("12분", "2.5시간", "3.0일")
+    assert fmt.rate(118.44) == "118.4 토큰/초"
+    assert (fmt.span(dt.timedelta(hours=24)), fmt.span(dt.timedelta(days=7))) == ("24시간", "7일")
+    assert (fmt.period("30d"), fmt.period("1mo"), fmt.period("24h"), fmt.period(None)) == (
+        "30일",
+        "1개월",
+        "24시간",
+        "—",
+    )
+
+
+def test_korean_changes(korean: None) -> None:
+    assert fmt.change(120, 100, "count") == "+20.0%"
+    assert fmt.change(0.62, 0.60, "ratio") == "+2.0%p"
+    assert fmt.change(5, 0, "count") == "신규"
+
+
+def test_dates_and_times_in_both_languages() -> None:
+    instant = dt.datetime(2026, 12, 3, 6, 5, tzinfo=dt.UTC)
+    assert fmt.timestamp(instant, "Asia/Seoul") == "2026-12-03 15:05"
+    assert fmt.day(dt.date(2026, 12, 3)) == "2026-12-03"
+    assert fmt.timestamp(None, "UTC") is None
+    with use_language("ko"):
+        assert fmt.timestamp(instant, "Asia/Seoul") == "2026년 12월 3일 15:05"  # 24-hour
+        assert fmt.timestamp(instant, "UTC") == "2026년 12월 3일 06:05"
+        assert fmt.day(dt.date(2026, 12, 3)) == "2026년 12월 3일"
+
+
+def test_english_stays_as_it_was() -> None:
+    with use_language("en"):
+        assert (fmt.compact(12_345), fmt.percent(0.951), fmt.age(9000)) == ("12.3k", "95.1 %", "2.5 h")
+        assert (fmt.span(dt.timedelta(days=7)), fmt.period("30d"), fmt.rate(1)) == ("7 d", "30d", "1.0 tok/s")

@@ -6,7 +6,8 @@ import datetime as dt
 
 import pytest
 
-from dashboard.view_state import ViewState, parse, to_params
+from dashboard.strings import use_language
+from dashboard.view_state import ViewState, parse, parse_language, to_params
 
 KNOWN = {"user": ["kim", "lee"], "model": ["gpt-oss-120b"], "node": ["blackwell"], "client": ["OpenCode"]}
 NOW = dt.datetime(2026, 12, 3, 9, 7, 30, tzinfo=dt.UTC)
@@ -85,3 +86,29 @@ def test_dimension_filters_reach_the_query_filters() -> None:
     state, _ = parse({"user": ["lee"], "client": ["OpenCode"]}, default_tz="UTC", known=KNOWN)
     filters = state.filters(NOW)
     assert filters.users == ("lee",) and filters.clients == ("OpenCode",) and filters.nodes == ()
+
+
+def test_the_language_is_part_of_the_link_unless_it_is_the_default() -> None:
+    state, notices = parse({"lang": ["ko"]}, default_tz="UTC", known=KNOWN)
+    assert notices == [] and state.lang == "ko"
+    assert to_params(state, default_tz="UTC") == {"lang": ["ko"]}
+    assert to_params(state, default_tz="UTC", default_lang="ko") == {}
+    default, _ = parse({}, default_tz="UTC", known=KNOWN, default_lang="ko")
+    assert default.lang == "ko" and to_params(default, default_tz="UTC", default_lang="ko") == {}
+
+
+def test_an_unknown_language_is_ignored_with_a_notice() -> None:
+    state, notices = parse({"lang": ["fr"]}, default_tz="UTC", known=KNOWN, default_lang="ko")
+    assert state.lang == "ko" and len(notices) == 1 and "lang='fr'" in notices[0]
+    assert (
+        parse_language(["fr"]) is None and parse_language(["en", "ko"]) == "ko" and parse_language([]) is None
+    )
+
+
+def test_notices_are_in_the_sessions_language() -> None:
+    with use_language("ko"):
+        _, notices = parse({"range": ["forever"], "user": ["mallory"]}, default_tz="UTC", known=KNOWN)
+    assert notices == [
+        "range='forever'은(는) 24h, 7d, 30d, month, custom 중 하나가 아니어서 최근 7일을 보여 줍니다.",
+        "데이터에 없는 user 'mallory'은(는) 무시했습니다.",
+    ]

@@ -227,6 +227,9 @@ EXAMPLE_PARAMS: dict[str, dict[str, Any]] = {
     "key_lookup": {"key_hash": "0" * 64},
     "student_keys": {"user_id": "alice"},
     "peers": {"own_keys": [], "named": False},
+    "etl_health": {"now": dt.datetime(2026, 11, 22, tzinfo=dt.UTC)},
+    "etl_runs": {"limit": 50},
+    "newest_by_node": {"now": dt.datetime(2026, 11, 22, tzinfo=dt.UTC)},
 }
 
 

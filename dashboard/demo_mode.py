@@ -1,0 +1,66 @@
+"""Which store the dashboard shows, and the demo's parts of the page.
+
+With no LiteLLM database configured and nothing in the real store, the dashboard shows
+the demo store (etl/demo.py), rebuilt every 20 minutes so that "the last 24 hours" stays filled.
+Whatever reads a demo store says so on every page: the banner follows the store's own
+marker, not how the app was started."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+
+import streamlit as st
+
+from dashboard import auth
+from dashboard.strings import t
+from etl import demo, simulate
+from etl.config import Config
+from etl.store import STATE_FILE, stored_days
+
+DEFAULT_DEMO_STORE = Path("demo-store")
+MAX_AGE = dt.timedelta(minutes=20)  # rebuilt before the 30-minute stale warning
+DEMO_ADMIN = auth.Identity(role="admin", name="demo")
+_building = threading.Lock()
+
+
+def store_to_show(config: Config, env: Mapping[str, str] | None = None) -> Path:
+    """The real store, unless there is neither a database to fill it nor anything in it:
+    then the demo store, built if missing or older than MAX_AGE."""
+    env = os.environ if env is None else env
+    if config.source.url or _has_data(config.store):
+        return config.store
+    path = Path(env.get("USAGE_DEMO_STORE") or DEFAULT_DEMO_STORE)
+    with _building:  # one build, however many sessions arrive at once
+        built = demo.built_at(path)
+        if built is None or dt.datetime.now(dt.UTC) - built > MAX_AGE:
+            with st.spinner(t("demo.building")):
+                demo.build(path)
+    return path
+
+
+def banner(store: Path) -> bool:
+    """The demo banner, when `store` is a demo store; True if it was shown."""
+    if not demo.is_demo(store):
+        return False
+    st.warning(t("demo.banner"), icon=":material/science:")
+    return True
+
+
+def sign_in_choices() -> None:
+    """On a demo's sign-in page: enter as the administrator, or as a simulated student
+    with their made-up key (it goes through the real key check)."""
+    st.info(t("demo.signin"))
+    if st.button(t("demo.as_admin"), type="primary", key="demo_admin"):
+        st.session_state["identity"] = DEMO_ADMIN
+        st.rerun()
+    students = [p.user_id for p in simulate.PEOPLE if p.user_id != "prof.kim"]
+    st.caption(t("demo.student_keys"))
+    st.code("\n".join(demo.demo_key(user_id) for user_id in students[:3]), language=None)
+
+
+def _has_data(store: Path) -> bool:
+    return (store / STATE_FILE).is_file() or bool(stored_days(store))

@@ -1,0 +1,118 @@
+"""The administrator's "ETL status" page: is the copy from LiteLLM running, what did the
+recent runs do (rows, noise dropped by reason, errors), and how fresh each source is."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pandas as pd
+import streamlit as st
+
+from dashboard import format as fmt
+from dashboard.strings import t
+from etl.config import Config
+from queries.pages import etl_status
+from queries.runner import Reader
+
+
+def render(config: Config, reader: Reader) -> None:
+    st.header(t("status.title"))
+    now = dt.datetime.now(dt.UTC)
+    data = etl_status(reader, now)
+    tz = config.dashboard.timezone
+    health, runs = data["etl_health"].iloc[0], data["etl_runs"]
+    if runs.empty:
+        st.info(t("status.no_runs"))
+        return
+    if runs.iloc[0]["status"] == "failed":
+        st.error(t("status.last_failed", error=runs.iloc[0]["error"]))
+    cards = st.columns(4)
+    last_ok = health["last_ok_run"]
+    ago = t("status.ago", age=fmt.age((now - last_ok).total_seconds())) if pd.notna(last_ok) else None
+    cards[0].metric(
+        t("status.last_ok"),
+        ago or t("fresh.never"),
+        help=fmt.timestamp(last_ok, tz) or t("fresh.never"),
+    )
+    cards[1].metric(
+        t("status.runs_24h"),
+        f"{int(health['runs_24h']):,}",
+        delta=t("status.failed_n", n=int(health["failed_24h"])) if health["failed_24h"] else None,
+        delta_color="inverse",
+    )
+    cards[2].metric(t("status.rows_24h"), fmt.compact(float(health["rows_written_24h"])))
+    noise = [int(health[f"dropped_{reason}_24h"]) for reason in ("master_key", "health_check", "by_rule")]
+    cards[3].metric(
+        t("status.noise_24h"),
+        fmt.compact(float(sum(noise))),
+        help=t(
+            "status.noise_help",
+            master_key=noise[0],
+            health_check=noise[1],
+            rule=noise[2],
+        ),
+    )
+    _sources(data["sources"], tz)
+    _nodes(data["newest_by_node"], tz)
+    _runs(runs, tz)
+
+
+def _sources(sources: pd.DataFrame, tz: str) -> None:
+    st.subheader(t("status.sources"))
+    table = sources.assign(
+        source=sources["source"].fillna(t("status.no_source")),
+        **{c: _localized(sources[c], tz) for c in ("cursor", "newest_request", "newest_ingested")},
+    )
+    when = t("colfmt.datetime")
+    columns = {
+        "source": st.column_config.TextColumn(t("status.source")),
+        "cursor_column": st.column_config.TextColumn(t("status.cursor_column")),
+        "cursor": st.column_config.DatetimeColumn(t("status.cursor"), format=when),
+        "newest_request": st.column_config.DatetimeColumn(t("status.newest_request"), format=when),
+        "newest_ingested": st.column_config.DatetimeColumn(t("status.newest_ingested"), format=when),
+    }
+    st.dataframe(table[list(columns)], column_config=columns, hide_index=True, width="stretch")
+    if sources["full_refresh_pending"].fillna(False).any():
+        st.warning(t("status.refresh_pending"))
+
+
+def _nodes(nodes: pd.DataFrame, tz: str) -> None:
+    st.subheader(t("status.nodes"))
+    table = nodes.assign(newest_request=_localized(nodes["newest_request"], tz))
+    when = t("colfmt.datetime")
+    columns = {
+        "node": st.column_config.TextColumn(t("status.node")),
+        "newest_request": st.column_config.DatetimeColumn(t("status.newest_request"), format=when),
+        "requests_24h": st.column_config.NumberColumn(t("status.requests_24h"), format="%d"),
+        "failures_24h": st.column_config.NumberColumn(t("status.failures_24h"), format="%d"),
+    }
+    st.dataframe(table[list(columns)], column_config=columns, hide_index=True, width="stretch")
+
+
+def _runs(runs: pd.DataFrame, tz: str) -> None:
+    st.subheader(t("status.runs"))
+    table = runs.assign(
+        started_at=_localized(runs["started_at"], tz),
+        status=runs["status"].map(lambda s: t(f"status.run.{s}")),
+        mode=runs["mode"].map(lambda m: t(f"status.mode.{m}")),
+    )
+    columns = {
+        "started_at": st.column_config.DatetimeColumn(t("status.started"), format=t("colfmt.datetime")),
+        "status": st.column_config.TextColumn(t("status.status")),
+        "mode": st.column_config.TextColumn(t("status.mode")),
+        "seconds": st.column_config.NumberColumn(t("status.seconds"), format="%.1f"),
+        "rows_read": st.column_config.NumberColumn(t("status.rows_read"), format="%d"),
+        "rows_written": st.column_config.NumberColumn(t("status.rows_written"), format="%d"),
+        "duplicates_skipped": st.column_config.NumberColumn(t("status.duplicates"), format="%d"),
+        "dropped_master_key": st.column_config.NumberColumn(t("status.dropped_master_key"), format="%d"),
+        "dropped_health_check": st.column_config.NumberColumn(t("status.dropped_health_check"), format="%d"),
+        "dropped_by_rule": st.column_config.NumberColumn(t("status.dropped_by_rule"), format="%d"),
+        "rows_malformed": st.column_config.NumberColumn(t("status.malformed"), format="%d"),
+        "error": st.column_config.TextColumn(t("status.error"), width="large"),
+    }
+    st.dataframe(table[list(columns)], column_config=columns, hide_index=True, width="stretch")
+    st.caption(t("status.runs_note", n=len(runs), tz=tz))
+
+
+def _localized(column: pd.Series, tz: str) -> pd.Series:
+    return pd.to_datetime(column, utc=True).dt.tz_convert(tz)

@@ -1,0 +1,317 @@
+"""The Korean catalogue: the same keys and {fields} as `EN` in dashboard/strings.py (a test
+keeps them in step). Written for the lab's graduate students and professor: plain, short,
+with the terms people use in Korean labs (토큰, 캐시 적중률, 노드, 지연 시간) and product
+names (LiteLLM, OpenCode) as they are."""
+
+from __future__ import annotations
+
+KO: dict[str, str] = {
+    "title": "LLM 사용량",
+    "subtitle": "연구실 모델을 누가, 얼마나, 어떤 도구로, 어느 노드에서 쓰는지 보여 줍니다.",
+    # sidebar
+    "filters.header": "필터",
+    "filters.range": "기간",
+    "range.24h": "최근 24시간",
+    "range.7d": "최근 7일",
+    "range.30d": "최근 30일",
+    "range.month": "이번 달",
+    "range.custom": "직접 지정",
+    "filters.days": "날짜",
+    "filters.timezone": "시간대",
+    "filters.users": "사용자",
+    "filters.models": "모델",
+    "filters.nodes": "GPU 노드",
+    "filters.clients": "클라이언트",
+    "filters.all": "전체",
+    "filters.notice": "링크에서 무시한 값: {notice}",
+    # cards
+    "card.spend_usd": "비용",
+    "card.requests": "요청",
+    "card.total_tokens": "토큰",
+    "card.cache_hit_rate": "캐시 적중률",
+    "card.success_rate": "성공률",
+    "card.latency_p50_ms": "지연 시간 중앙값",
+    "card.vs_previous": "변화는 직전 {days}과 비교한 값입니다.",
+    "card.mine": "{who}: {value}",
+    "card.mine_share": "{who}: {value} (전체의 {share})",
+    # panels
+    "panel.tokens": "시간별 토큰",
+    "panel.tokens.help": (
+        "프롬프트 토큰은 캐시된 것과 캐시 안 된 것으로, 완성 토큰은 답변과 추론으로 나눠 보여 줍니다."
+    ),
+    "panel.cache": "프롬프트 캐싱",
+    "panel.requests": "시간별 요청",
+    "panel.nodes": "GPU 노드",
+    "panel.users": "사용자",
+    "panel.users.hint": "막대를 클릭하면 그 사람이 페이지 전체에서 강조됩니다. 다시 클릭하면 해제됩니다.",
+    "panel.clients": "클라이언트",
+    "panel.matrix": "사용자별 클라이언트",
+    "panel.models": "모델",
+    "highlight.active": "**{who}** 강조 중",
+    "highlight.clear": "강조 해제",
+    "users.by": "막대 기준",
+    "users.by.spend": "비용",
+    "users.by.tokens": "토큰",
+    "users.by.requests": "요청",
+    # series and axes
+    "kind.uncached_prompt_tokens": "캐시 안 된 프롬프트",
+    "kind.cached_tokens": "캐시된 프롬프트",
+    "kind.answer_tokens": "답변",
+    "kind.reasoning_tokens": "추론",
+    "series.successes": "성공",
+    "series.failures": "실패",
+    "series.cache_hit_rate": "캐시 적중률",
+    "series.cached": "캐시됨",
+    "series.uncached": "캐시 안 됨",
+    "series.everyone": "전체",
+    "series.rest": "그 외 전체",
+    "axis.tokens": "토큰",
+    "axis.requests": "요청",
+    "axis.share": "비율",
+    "measure.requests": "요청",
+    "measure.tokens": "토큰",
+    "measure.spend": "비용",
+    "hover.share": "비율",
+    # freshness and empty states
+    "fresh.caption": "최신 요청 {newest} · 마지막 ETL 실행 {run} · 시간대 {tz}",
+    "fresh.stale": (
+        "마지막으로 성공한 ETL 실행이 {age} 전에 끝났습니다(보통 몇 분마다 실행됩니다). cron 작업이 "
+        "돌고 있는지 확인하세요. 최근 요청이 빠져 있을 수 있습니다."
+    ),
+    "fresh.failed": "마지막 ETL 실행이 실패했습니다: {error}",
+    "fresh.never": "없음",
+    "fresh.reload_failed": "최신 데이터를 읽지 못했습니다({error}). 이전에 읽은 데이터를 보여 줍니다.",
+    "empty.title": "저장소가 비어 있습니다",
+    "empty.body": (
+        "아직 LiteLLM에서 복사한 요청이 없습니다. LiteLLM 데이터베이스를 대상으로 ETL을 한 번 실행한 뒤 "
+        "이 페이지를 새로 고치세요:"
+    ),
+    "empty.range": "이 기간과 조건에 해당하는 요청이 없습니다.",
+    # peers and budgets (students)
+    "panel.peers": "다른 사람과 비교",
+    "panel.peers.anonymous": "다른 사람은 많이 쓴 순서대로 알파벳으로 표시되고, 이름은 본인 것만 보입니다.",
+    "panel.peers.named": "연구실에서 공유하기로 한 대로 모든 사람의 합계를 이름과 함께 보여 줍니다.",
+    "panel.peers.hidden": "연구실 설정에 따라 다른 사람의 사용량은 비공개이며, 본인 사용량만 보입니다.",
+    "peers.you": "나",
+    "panel.budget": "내 예산",
+    "budget.key": "내 키",
+    "budget.no_keys": "LiteLLM 키 목록에 아직 내 키가 없습니다(다음 ETL 실행 때 복사됩니다).",
+    "budget.used": "{key}: {budget} 중 {spend} 사용({share}), {left} 남음",
+    "budget.unlimited": "{key}: {spend} 사용, 예산 미설정",
+    "budget.resets": "{when}에 초기화({every}마다)",
+    "budget.limits": "한도: {limits}",
+    "budget.no_limits": "속도 제한 없음",
+    "budget.user": "키 전체에 걸친 개인 예산: {budget} 중 {spend}",
+    # administrator budget table
+    "budgets.summary": "키 **{keys}**개 중 예산 초과 **{over}**개, 80% 이상 사용 **{near}**개",
+    "budgets.key": "키",
+    "budgets.user": "사용자",
+    "budgets.spend": "비용",
+    "budgets.budget": "예산",
+    "budgets.used": "사용률",
+    "budgets.left": "남은 금액",
+    "budgets.resets": "초기화",
+    "budgets.last_active": "마지막 요청",
+    "budgets.blocked": "차단됨",
+    "budgets.expires": "만료",
+    "budgets.note": (
+        "비용과 예산은 LiteLLM이 계산한 값입니다(마지막 ETL 실행이 복사한 키 목록 기준). 시간대: {tz}."
+    ),
+    # pages, sign-in and sign-out
+    "page.overview": "개요",
+    "page.budgets": "예산",
+    "page.my_usage": "내 사용량",
+    "role.admin": "관리자",
+    "role.student": "학생",
+    "signout.who": "**{who}** ({role}) 로그인 중",
+    "signout.button": "로그아웃",
+    "signin.title": "로그인",
+    "signin.subtitle": (
+        "학생은 LiteLLM 키로 로그인하면 자신의 사용량과 예산을 볼 수 있습니다. 관리자는 비밀번호로 "
+        "로그인하세요."
+    ),
+    "signin.student": "학생",
+    "signin.admin": "관리자",
+    "signin.key": "내 LiteLLM 키",
+    "signin.key.help": (
+        "연구실 모델을 쓸 때 사용하는 sk-... 키입니다. 지문(sha256)만 확인하며 키 자체는 저장하지 않습니다."
+    ),
+    "signin.password": "비밀번호",
+    "signin.submit": "로그인",
+    "signin.wait": "로그인 실패가 너무 많습니다. {seconds}초 후에 다시 시도하세요.",
+    "signin.no_admin": (
+        "관리자 비밀번호가 설정되어 있지 않습니다. `python -m dashboard.auth hash-password`를 실행하고 "
+        "출력된 줄을 `.streamlit/secrets.toml`에 넣으세요(README 참고)."
+    ),
+    "signin.refused.format": "LiteLLM 키가 아닙니다. 키는 sk-로 시작합니다.",
+    "signin.refused.unknown": "연구실 LiteLLM에 등록되지 않은 키입니다.",
+    "signin.refused.blocked": "LiteLLM에서 차단된 키입니다. 연구실 관리자에게 문의하세요.",
+    "signin.refused.expired": "만료된 키입니다. 연구실 관리자에게 새 키를 요청하세요.",
+    "signin.refused.password": "비밀번호가 틀렸습니다.",
+    # the nodes page
+    "page.nodes": "노드",
+    "nodes.table": "GPU 노드별",
+    "nodes.models": "모델별",
+    "nodes.table.help": (
+        "첫 토큰 지연(TTFT)과 출력 속도는 스트리밍 요청만 셉니다. 출력 속도에서는 측정하기에 너무 짧은 "
+        "답변(16토큰 미만이거나 첫 토큰 후 200ms 미만)을 뺍니다."
+    ),
+    "nodes.concurrency": "동시 처리 중인 요청",
+    "nodes.concurrency.help": (
+        "노드별로 구간마다 동시에 처리된 요청 수의 최댓값(선)이며, 각 요청의 시작과 끝으로 계산합니다. "
+        "여러 구간에 걸친 요청은 구간마다 셉니다."
+    ),
+    "nodes.saturation": "동시 요청 수에 따른 지연 시간",
+    "nodes.saturation.help": (
+        "해당 노드에서 (자신을 포함해) 이만큼의 요청이 처리 중일 때 시작한 요청들의 지연 시간 중앙값입니다. "
+        "선이 올라가는 지점부터 노드가 포화된 것입니다."
+    ),
+    "nodes.speed": "시간별 출력 속도",
+    "nodes.ttft": "시간별 첫 토큰 지연(TTFT)",
+    "nodes.failures": "오류 유형별 실패",
+    "nodes.mine": "{who}의 요청",
+    "axis.in_flight": "처리 중인 요청",
+    "axis.tps": "토큰/초",
+    "axis.ttft": "밀리초(ms)",
+    "axis.latency": "밀리초(ms)",
+    "axis.failures": "실패한 요청",
+    "col.node": "노드",
+    "col.model": "모델",
+    "col.requests": "요청",
+    "col.share": "비율",
+    "col.failure_rate": "실패율",
+    "col.ttft_p50_ms": "TTFT p50",
+    "col.ttft_p95_ms": "TTFT p95",
+    "col.output_tps_p50": "출력 속도 p50",
+    "col.output_tps_p95": "출력 속도 p95",
+    "col.speed_too_short": "너무 짧음",
+    "col.latency_p50_ms": "지연 시간 p50",
+    "col.latency_p95_ms": "지연 시간 p95",
+    "col.prompt_p50": "프롬프트 p50",
+    "col.prompt_p95": "프롬프트 p95",
+    # download
+    "download.header": "현재 화면 다운로드",
+    "download.users": "사용자 (CSV)",
+    "download.series": "시간별 (CSV)",
+    "download.nodes": "노드 (CSV)",
+    "download.clients": "클라이언트별 사용자 (CSV)",
+    "download.models": "모델 (CSV)",
+    # the language switch
+    "language.label": "언어",
+    # card tooltips
+    "card.spend_usd.help": "LiteLLM이 매긴 가격으로 계산한 비용(USD)입니다.",
+    "card.requests.help": "기간 안의 요청 수이며, 실패한 요청도 포함합니다.",
+    "card.total_tokens.help": "프롬프트 토큰과 완성 토큰의 합입니다.",
+    "card.cache_hit_rate.help": "전체 프롬프트 토큰 중 캐시된 프롬프트 토큰의 비율입니다.",
+    "card.success_rate.help": "전체 요청 중 성공한 요청의 비율입니다.",
+    "card.latency_p50_ms.help": "요청 하나가 끝날 때까지 걸린 시간(end-to-end)의 중앙값입니다.",
+    # units and dates
+    "unit.ms": "{value}ms",
+    "unit.s": "{value}초",
+    "unit.min": "{value}분",
+    "unit.h": "{value}시간",
+    "unit.d": "{value}일",
+    "unit.tok_s": "{value} 토큰/초",
+    "unit.percent": "{value}%",
+    "unit.pp": "{value}%p",
+    "change.new": "신규",
+    "period.s": "{n}초",
+    "period.m": "{n}분",
+    "period.h": "{n}시간",
+    "period.d": "{n}일",
+    "period.mo": "{n}개월",
+    "date.minute": "{year}년 {month}월 {day}일 {hour:02d}:{minute:02d}",
+    "date.day": "{year}년 {month}월 {day}일",
+    # table cells
+    "colfmt.ms": "%.0fms",
+    "colfmt.tps": "%.1f 토큰/초",
+    "colfmt.datetime": "YYYY년 M월 D일 HH:mm",
+    "colfmt.date": "YYYY년 M월 D일",
+    "col.tpm": "TPM",
+    "col.rpm": "RPM",
+    # chart hover texts
+    "hover.tokens": "{value} 토큰",
+    "hover.requests": "{value}건",
+    "hover.failures_on": "{node}에서 {value}건",
+    "failures.unknown": "알 수 없음",
+    # Plotly date axes: 24-hour times with the day ("3일 15:00"), days as "12월 3일"
+    "axis.date.hour": "%-d일 %H:%M",
+    "axis.date.day": "%-m월 %-d일",
+    "axis.date.month": "%Y년 %-m월",
+    "axis.date.year": "%Y년",
+    "axis.date.hover": "%Y년 %-m월 %-d일 %H:%M",
+    "axis.date.hover_day": "%Y년 %-m월 %-d일",
+    # peers
+    "peers.student": "학생 {letter}",
+    # what a link asked for that cannot be shown
+    "notice.range": "range={value}은(는) {choices} 중 하나가 아니어서 최근 7일을 보여 줍니다.",
+    "notice.custom": (
+        "직접 지정한 기간에는 from=과 to=가 날짜(YYYY-MM-DD)로 있어야 하고, from이 to보다 앞서며 "
+        "최대 {days}일이어야 합니다. 최근 7일을 보여 줍니다."
+    ),
+    "notice.tz": "tz={value}은(는) Asia/Seoul 같은 시간대가 아니어서 {default} 기준으로 보여 줍니다.",
+    "notice.unknown": "데이터에 없는 {dimension} {values}은(는) 무시했습니다.",
+    "notice.highlight": "highlight={value}은(는) 데이터에 있는 사용자가 아니어서 아무도 강조하지 않습니다.",
+    "notice.by": "by={value}은(는) {choices} 중 하나가 아니어서 비용 기준으로 보여 줍니다.",
+    "notice.lang": "lang={value}은(는) {choices} 중 하나가 아니어서 무시했습니다.",
+    # operations: demo, ETL status
+    "demo.banner": (
+        "**데모 데이터**: 시뮬레이션한 연구실(13명, GPU 노드 3대)이며 실제 사용량이 아닙니다. "
+        "LITELLM_DATABASE_URL을 설정하면 우리 연구실의 데이터를 볼 수 있습니다."
+    ),
+    "demo.building": "데모 연구실을 만드는 중: 시뮬레이션한 사용 로그를 ETL로 적재하고 있습니다...",
+    "demo.signin": (
+        "데모 화면이며 실제 데이터는 없습니다. 관리자로 들어가거나, 아래의 가상 키 중 하나로 "
+        "가상 학생으로 로그인해 보세요."
+    ),
+    "demo.as_admin": "관리자로 데모 보기",
+    "demo.student_keys": "가상 학생 키 (학생 탭에 붙여 넣으세요):",
+    "page.etl_status": "ETL 상태",
+    "status.title": "ETL 상태",
+    "status.no_runs": (
+        "ETL이 아직 실행되지 않았습니다. `python -m etl run`을 예약하세요 "
+        "(README의 cron 줄이나 deploy/ 참고)."
+    ),
+    "status.last_failed": "마지막 ETL 실행이 실패했습니다: {error}",
+    "status.last_ok": "마지막 성공 실행",
+    "status.ago": "{age} 전",
+    "status.runs_24h": "실행 횟수 (최근 24시간)",
+    "status.failed_n": "{n}회 실패",
+    "status.rows_24h": "복사한 요청 (최근 24시간)",
+    "status.noise_24h": "제외한 노이즈 (최근 24시간)",
+    "status.noise_help": (
+        "LiteLLM 자체 호출: 마스터 키 {master_key}건, 헬스 체크 {health_check}건, 규칙 {rule}건"
+    ),
+    "status.sources": "소스",
+    "status.source": "LiteLLM 데이터베이스",
+    "status.no_source": "아직 읽은 데이터베이스 없음 (데모 또는 가져온 행)",
+    "status.cursor_column": "커서",
+    "status.cursor": "복사 완료 시점",
+    "status.newest_request": "최신 요청",
+    "status.newest_ingested": "최신 복사",
+    "status.refresh_pending": (
+        "--full-refresh가 시작된 뒤 끝나지 않았습니다. `python -m etl run --full-refresh`를 다시 실행하세요."
+    ),
+    "status.nodes": "GPU 노드별 최신 요청",
+    "status.node": "노드",
+    "status.requests_24h": "요청 (최근 24시간)",
+    "status.failures_24h": "실패 (최근 24시간)",
+    "status.runs": "최근 실행",
+    "status.started": "시작",
+    "status.status": "상태",
+    "status.run.ok": "성공",
+    "status.run.failed": "실패",
+    "status.mode": "방식",
+    "status.mode.incremental": "증분",
+    "status.mode.full_refresh": "전체 새로 고침",
+    "status.seconds": "초",
+    "status.rows_read": "읽은 행",
+    "status.rows_written": "기록",
+    "status.duplicates": "중복 건너뜀",
+    "status.dropped_master_key": "마스터 키",
+    "status.dropped_health_check": "헬스 체크",
+    "status.dropped_by_rule": "규칙",
+    "status.malformed": "잘못된 값",
+    "status.error": "오류",
+    "status.runs_note": "etl_runs.parquet의 최근 실행 {n}건, 시간대 {tz}.",
+}

@@ -1,0 +1,176 @@
+"""The demo: a plausible simulated lab, its noise dropped by the ETL's own code, a store
+kept apart from real ones, and a dashboard that says "demo" wherever it shows one."""
+
+from __future__ import annotations
+
+import collections
+import datetime as dt
+import statistics
+from pathlib import Path
+from typing import Any
+
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dashboard import demo_mode
+from etl import demo, simulate
+from etl.config import Config, load_config
+from etl.errors import ConfigError
+from etl.run import ingest_rows, run_etl
+from tests import storeview
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+NOW = dt.datetime(2026, 12, 3, 3, 0, tzinfo=dt.UTC)
+
+
+@pytest.fixture(scope="module")
+def week() -> list[dict[str, Any]]:
+    return list(simulate.simulate(days=7, end=NOW))
+
+
+@pytest.fixture(scope="module")
+def demo_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    store = tmp_path_factory.mktemp("demo") / "demo-store"
+    demo.build(store, now=NOW)  # the full 30 days: budgets are set for them
+    return store
+
+
+def is_noise(row: dict[str, Any]) -> str | None:
+    if row["api_key"] == simulate.HEALTH_CHECK:
+        return "health_check"
+    if row["api_key"] == simulate.MASTER_KEY_HASH:
+        return "master_key"
+    return None
+
+
+def test_the_simulated_lab_is_plausible(week: list[dict[str, Any]]) -> None:
+    requests = [r for r in week if not is_noise(r)]
+    noise = collections.Counter(is_noise(r) for r in week if is_noise(r))
+    assert 7 * 400 < len(requests) < 7 * 1500
+    local = [r["startTime"].replace(tzinfo=dt.UTC).astimezone(simulate.LAB_TZ) for r in requests]
+    whole = [t for t in local if local[0].date() < t.date() < local[-1].date()]  # whole days only
+    weekday = collections.Counter(t.date() for t in whole if t.weekday() < 5)
+    weekend = collections.Counter(t.date() for t in whole if t.weekday() >= 5)
+    assert min(weekday.values()) > max(weekend.values())  # a lab's week
+    hours = collections.Counter(t.hour for t in local)
+    assert hours[15] > 5 * hours[5]  # afternoons in Seoul, not 5 am
+    assert noise["health_check"] >= 3 * 4 * 24 * 7 * 0.95  # three nodes every 15 minutes
+    assert noise["master_key"] > 0
+    users = collections.Counter(r["user"] for r in requests)
+    assert len(users) == 13 and users.most_common(1)[0][0] == "minji.park"
+    assert {r["api_base"] for r in requests if r["api_base"]} == {n.api_base for n in simulate.NODES}
+    clients = {r["metadata"]["user_agent"].split("/")[0] for r in requests if r["metadata"]["user_agent"]}
+    assert len(clients) >= 6
+    failures = sum(r["status"] == "failure" for r in requests) / len(requests)
+    assert 0.01 < failures < 0.06
+    ok = [r for r in requests if r["status"] == "success"]
+    streamed = [r for r in ok if r["completionStartTime"] < r["endTime"]]
+    assert 0.4 < len(streamed) / len(ok) < 0.9
+    details = [(r, r["metadata"]["usage_object"]["completion_tokens_details"] or {}) for r in ok]
+    reasoning = [r for r, d in details if d.get("reasoning_tokens")]
+    assert reasoning and all("blackwell" in r["api_base"] for r in reasoning)  # only vLLM's model reasons
+    cached = [r["metadata"]["usage_object"]["prompt_tokens_details"]["cached_tokens"] for r in ok]
+    assert 0.3 < sum(c > 0 for c in cached) / len(ok) < 0.9
+    # the Blackwell serves faster than the L40s: median output tokens/s of streamed answers
+    speed = collections.defaultdict(list)
+    for r in streamed:
+        seconds = (r["endTime"] - r["completionStartTime"]).total_seconds()
+        speed[r["api_base"]].append(r["completion_tokens"] / seconds)
+    medians = {base: statistics.median(v) for base, v in speed.items()}
+    assert medians[simulate.NODES[0].api_base] > 2 * medians[simulate.NODES[1].api_base]
+
+
+def test_the_same_seed_gives_the_same_lab() -> None:
+    first = list(simulate.simulate(days=0.5, end=NOW, seed=3))
+    assert first == list(simulate.simulate(days=0.5, end=NOW, seed=3))
+    assert first != list(simulate.simulate(days=0.5, end=NOW, seed=4))
+
+
+def test_the_etl_drops_the_noise_and_keeps_every_request(week: list[dict[str, Any]], tmp_path: Path) -> None:
+    summary = ingest_rows(Config(store=tmp_path / "s", nodes=simulate.node_rules()), week)
+    noise = collections.Counter(is_noise(r) for r in week)
+    assert summary.dropped["health_check"] == noise["health_check"]
+    assert summary.dropped["master_key"] == noise["master_key"]
+    stored = storeview.requests(tmp_path / "s")
+    assert stored.num_rows == noise[None]
+    assert set(stored["node"].to_pylist()) == {n.name for n in simulate.NODES} | {"unknown"}
+    assert "default_user_id" not in stored["user"].to_pylist()
+
+
+def test_the_demo_store_is_marked_and_has_keys_with_budgets(demo_store: Path) -> None:
+    assert demo.is_demo(demo_store) and demo.built_at(demo_store) == NOW
+    keys = pq.read_table(demo_store / "keys.parquet")
+    assert keys.num_rows == 2 * len(simulate.PEOPLE)
+    spent = dict(zip(keys["key_alias"].to_pylist(), keys["spend"].to_pylist(), strict=True))
+    assert spent["minji-main"] > spent["hyejin-main"] > 0
+    used = pc.divide(keys["spend"], keys["max_budget"]).to_pylist()
+    assert any(u is not None and u >= 0.8 for u in used)  # someone is close to their budget
+    assert storeview.requests(demo_store).num_rows > 0
+
+
+def test_a_demo_never_lands_in_a_real_store_nor_real_rows_in_a_demo(demo_store: Path, tmp_path: Path) -> None:
+    real = tmp_path / "real"
+    ingest_rows(Config(store=real), list(simulate.simulate(days=0.2, end=NOW)))
+    before = sorted(p.relative_to(real) for p in real.rglob("*"))
+    with pytest.raises(ConfigError, match="never writes into a real store"):
+        demo.build(real, now=NOW, days=0.2)
+    assert sorted(p.relative_to(real) for p in real.rglob("*")) == before
+    config = load_config(None, source="postgresql://lab@127.0.0.1:1/litellm", store=demo_store, env={})
+    with pytest.raises(ConfigError, match="is a demo store"):
+        run_etl(config)
+
+
+def test_the_dashboard_shows_the_demo_only_without_a_database_and_real_data(tmp_path: Path) -> None:
+    empty, demo_path = tmp_path / "data", tmp_path / "demo"
+    env = {"USAGE_DEMO_STORE": str(demo_path)}
+    with_db = load_config(None, source="postgresql://lab@db:5432/litellm", store=empty, env={})
+    assert demo_mode.store_to_show(with_db, env) == empty  # a lab's empty store: "run the ETL"
+    assert not demo_path.exists()
+    no_db = load_config(None, store=empty, env={})
+    assert demo_mode.store_to_show(no_db, env) == demo_path and demo.is_demo(demo_path)
+    ingest_rows(Config(store=empty), list(simulate.simulate(days=0.1, end=NOW)))
+    assert demo_mode.store_to_show(no_db, env) == empty  # real data wins
+
+
+def demo_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
+    for name in ("LITELLM_DATABASE_URL", "DATABASE_URL", "USAGE_CONFIG", "USAGE_ADMIN_PASSWORD_HASH"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("USAGE_STORE", str(tmp_path / "data"))
+    monkeypatch.setenv("USAGE_DEMO_STORE", str(tmp_path / "demo"))
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def banner_shown(at: AppTest) -> bool:
+    return any("Demo data" in w.value for w in at.warning)
+
+
+def test_the_demo_says_so_before_and_after_signing_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    at = demo_app(tmp_path, monkeypatch)
+    assert banner_shown(at)
+    at.button(key="demo_admin").click().run()
+    assert not at.exception, at.exception
+    assert banner_shown(at)
+    assert at.metric and at.get("plotly_chart")  # the overview, filled
+    assert "minji.park" in repr(at._tree)
+
+
+def test_a_simulated_student_signs_in_with_a_made_up_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    at = demo_app(tmp_path, monkeypatch)
+    shown_keys = "".join(c.value for c in at.code)
+    assert demo.demo_key("minji.park") in shown_keys
+    at.text_input[0].input(demo.demo_key("minji.park"))
+    submit: Any = at.get("form_submit_button")[0]
+    submit.click().run()
+    assert not at.exception, at.exception
+    assert at.session_state["identity"].user_id == "minji.park"
+    assert banner_shown(at)
+    assert "junho.lee" not in repr(at._tree)  # peers are anonymous in the demo too

@@ -1,0 +1,77 @@
+"""The "ETL status" page and its queries, on a store written by real runs against a real
+LiteLLM database: a good run, then a failed one."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dashboard.auth import Identity
+from etl.config import load_config
+from etl.errors import SourceUnreachable
+from etl.run import run_etl
+from queries.pages import etl_status
+from queries.runner import StoreReader
+from tests.litellm_db import LiteLLMDatabase, iter_sample_rows
+from tests.test_pages import APP, open_page
+
+
+@pytest.fixture
+def store(litellm: LiteLLMDatabase, tmp_path: Path) -> Path:
+    """One good run (8 requests, 2 master-key and 2 health-check rows dropped), then one
+    that cannot reach its database."""
+    litellm.insert_spend_logs(iter_sample_rows())
+    path = tmp_path / "store"
+    run_etl(load_config(None, source=litellm.url, store=path, env={}))
+    with pytest.raises(SourceUnreachable):
+        run_etl(load_config(None, source="postgresql://lab@127.0.0.1:1/litellm", store=path, env={}))
+    return path
+
+
+def test_the_status_queries(store: Path, litellm: LiteLLMDatabase) -> None:
+    data = etl_status(StoreReader(store), dt.datetime.now(dt.UTC))
+    runs = data["etl_runs"]
+    assert list(runs["status"]) == ["failed", "ok"]  # newest first
+    assert "cannot connect to the LiteLLM database" in runs["error"].iloc[0]
+    assert runs.iloc[1][["rows_written", "dropped_master_key", "dropped_health_check"]].tolist() == [8, 2, 2]
+    health = data["etl_health"].iloc[0]
+    assert (health["runs_24h"], health["failed_24h"], health["rows_written_24h"]) == (2, 1, 8)
+    assert (health["dropped_master_key_24h"], health["dropped_health_check_24h"]) == (2, 2)
+    assert health["last_ok_run"] < health["last_failed_run"]
+    [source] = data["sources"].to_dict("records")
+    database = litellm.url.rsplit("/", 1)[1]
+    assert source["source"] == f"127.0.0.1:5432/{database}" and source["cursor_column"] == "created_at"
+    stored = pd.read_parquet(store / "requests")
+    assert source["newest_request"] == stored["start_time"].max()
+    nodes = data["newest_by_node"].set_index("node")
+    assert nodes["newest_request"].to_dict() == stored.groupby("node")["start_time"].max().to_dict()
+    # the 24 hours count back from "now": a day after the newest request nothing is recent
+    later = etl_status(StoreReader(store), stored["start_time"].max().to_pydatetime() + dt.timedelta(days=2))
+    assert later["newest_by_node"]["requests_24h"].sum() == 0
+
+
+def test_the_status_page(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    at = open_page(store, monkeypatch, "ETL status")
+    assert "ETL status" in [h.value for h in at.header]
+    assert any("The last ETL run failed: cannot connect" in e.value for e in at.error)
+    cards = {m.label: m for m in at.metric}
+    assert cards["Runs, last 24 h"].value == "2" and cards["Runs, last 24 h"].delta == "1 failed"
+    assert cards["Requests copied, last 24 h"].value == "8"
+    assert cards["Noise dropped, last 24 h"].value == "4"
+    sources, nodes, runs = (d.value for d in at.dataframe)
+    assert sources["source"].iloc[0].startswith("127.0.0.1:5432/")
+    assert list(runs["status"]) == ["failed", "ok"]
+    assert set(nodes["node"]) == set(pd.read_parquet(store / "requests")["node"])
+
+
+def test_students_do_not_get_the_page(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("USAGE_STORE", str(store))
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state["identity"] = Identity(role="student", name="alice", keys=("0" * 64,), user_id="alice")
+    at.run()
+    assert not at.exception, at.exception
+    assert "ETL status" not in {p["page_name"] for p in at._registered_pages.values()}
