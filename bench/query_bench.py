@@ -6,7 +6,9 @@ cold and warm, against the same aggregates computed directly in PostgreSQL on
 
 Uses (or creates) the database of bench/etl_bench.py and loads the store from it with
 the ETL. "Cold" is a new reader's first overview: it reads the store into memory.
-"Warm" is the median of the following overviews. Both sides compute every panel.
+"Warm" is the median of the following overviews. Both sides compute every panel: the
+results the dashboard shares between sessions (queries/shared.py) are switched off here,
+so this measures the query engine, not the cache.
 """
 
 from __future__ import annotations
@@ -21,13 +23,15 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import psycopg
 
 from bench.etl_bench import REPO, prepare
 from queries.filters import Filters
-from queries.pages import OVERVIEW_QUERIES, nodes, overview
+from queries.pages import NODES_QUERIES, OVERVIEW_QUERIES, nodes, overview
 from queries.runner import StoreReader
 
 # The overview's panels straight from LiteLLM's table: what a dashboard without our
@@ -127,13 +131,13 @@ def main() -> None:
     store = Path(tempfile.mkdtemp(prefix="usage-query-bench-"))
     try:
         build_store(url, store)
-        reader = StoreReader(store)
+        reader = StoreReader(store, share_results=False)
         newest = reader.run("store_status").iloc[0]["last_request"].to_pydatetime()
         end = newest.replace(minute=0, second=0, microsecond=0) + dt.timedelta(hours=1)
         filters = Filters(start=end - dt.timedelta(days=args.days), end=end, tz="Asia/Seoul")
 
         rss_before = _rss_mb()
-        cold_reader = StoreReader(store)
+        cold_reader = StoreReader(store, share_results=False)
         began = time.monotonic()
         cold_results = overview(cold_reader, filters)
         cold = time.monotonic() - began
@@ -150,6 +154,10 @@ def main() -> None:
             began = time.monotonic()
             nodes(cold_reader, filters)
             node_times.append(time.monotonic() - began)
+        node_parts = sorted(
+            ((name, _median_ms(partial(cold_reader.run, name, filters))) for name in NODES_QUERIES),
+            key=lambda part: -part[1],
+        )
         duck_requests = int(cold_results["totals"].iloc[0]["requests"])
 
         with psycopg.connect(url) as conn:
@@ -183,8 +191,23 @@ def main() -> None:
         f"\nwarm: {pg / warm:,.0f}x faster than PostgreSQL ({pg_columns / warm:,.0f}x faster than "
         f"its metadata-free version); cold: {pg / cold:,.0f}x ({pg_columns / cold:,.0f}x)"
     )
+    print(
+        f"\nNodes page ({len(NODES_QUERIES)} result sets, same range): warm median of {len(node_times)} "
+        f"{statistics.median(node_times) * 1000:,.0f} ms ({min(node_times) * 1000:,.0f} to "
+        f"{max(node_times) * 1000:,.0f} ms); slowest result sets: "
+        + ", ".join(f"{name} {ms:,.0f} ms" for name, ms in node_parts[:3])
+    )
     print(f"requests in range: {duck_requests:,} in the store, {pg_requests:,} in PostgreSQL")
     print(f"memory of the in-memory snapshot (RSS growth on the first overview): {snapshot_mb:,.0f} MB")
+
+
+def _median_ms(job: Callable[[], object], times: int = 5) -> float:
+    taken = []
+    for _ in range(times):
+        began = time.monotonic()
+        job()
+        taken.append(time.monotonic() - began)
+    return statistics.median(taken) * 1000
 
 
 if __name__ == "__main__":

@@ -5,9 +5,10 @@ from the query layer (through the session's scoped reader), figures from figures
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from dataclasses import dataclass, replace
 from typing import Any
-from zoneinfo import available_timezones
+from zoneinfo import available_timezones as _available_timezones
 
 import pandas as pd
 import streamlit as st
@@ -36,6 +37,12 @@ WIDGETS = {
     "clients": "f_clients",
     "by": "f_by",
 }
+
+
+@functools.cache
+def available_timezones() -> frozenset[str]:
+    """The system's zones: read from disk once per process, not on every rerun."""
+    return frozenset(_available_timezones())
 
 
 @dataclass(frozen=True)
@@ -428,12 +435,16 @@ def budget_bars(budgets: pd.DataFrame, tz: str) -> None:
 # --- download -----------------------------------------------------------------------------
 
 
+def _csv(frame: pd.DataFrame) -> bytes:
+    return frame.to_csv(index=False).encode("utf-8")
+
+
 def downloads(page: Page, keys: tuple[tuple[str, str], ...]) -> None:
     with st.expander(t("download.header")):
         for column, (key, label) in zip(st.columns(len(keys)), keys, strict=True):
             column.download_button(
                 t(label),
-                page.data[key].to_csv(index=False).encode("utf-8"),
+                functools.partial(_csv, page.data[key]),  # made when clicked, not on every rerun
                 file_name=f"{key}.csv",
                 mime="text/csv",
                 key=f"download_{key}",

@@ -28,6 +28,7 @@ import pandas as pd
 
 from queries import snapshot
 from queries.filters import Filters
+from queries.shared import Shared
 
 log = logging.getLogger("queries")
 
@@ -77,7 +78,8 @@ class _Snapshot:
 class StoreReader:
     """Queries over one store, safe to share between threads (Streamlit sessions)."""
 
-    def __init__(self, store: Path) -> None:
+    def __init__(self, store: Path, *, share_results: bool = True) -> None:
+        """`share_results` False computes every result afresh (benchmarks of the engine)."""
         self.store = store
         self._lock = threading.Lock()
         self._current: _Snapshot | None = None
@@ -85,6 +87,13 @@ class StoreReader:
         self._loading = False
         self._failed: tuple[tuple[tuple[str, int, int], ...], float] | None = None  # version, retry at
         self.last_error: str | None = None  # why the newest store could not be loaded, if so
+        # every session's results, for as long as this snapshot serves
+        self._results: Shared[pd.DataFrame] = Shared(
+            max_entries=4_000 if share_results else 0,
+            max_size=256 * 2**20,
+            size=lambda frame: int(frame.memory_usage(index=True, deep=False).sum()),
+            share=lambda frame: frame.copy(deep=False),  # copy-on-write: the shared frame never changes
+        )
 
     def run(self, name: str, filters: Filters | None = None, **params: Any) -> pd.DataFrame:
         """The result of `<name>.sql` under `filters` (default: everything in scope)."""
@@ -118,13 +127,20 @@ class StoreReader:
         return self._snapshot().version
 
     def _run(self, snap: _Snapshot, name: str, filters: Filters, params: Mapping[str, Any]) -> pd.DataFrame:
+        """One result set, computed once per snapshot and shared by every session that
+        asks for the same one (a class opening the dashboard at once asks 50 times)."""
+        variable = self._resolve(filters, snap).variable()
+        key = (snap.version, name, repr(sorted(variable.items())), repr(sorted(params.items())))
+        return self._results.get(key, lambda: self._query(snap, name, variable, params))
+
+    def _query(
+        self, snap: _Snapshot, name: str, variable: dict[str, Any], params: Mapping[str, Any]
+    ) -> pd.DataFrame:
         sql = load_sql(name)
         with self._lock:
             cur = snap.con.cursor()
         try:
-            cur.execute(
-                "SET VARIABLE filters = $filters", {"filters": self._resolve(filters, snap).variable()}
-            )
+            cur.execute("SET VARIABLE filters = $filters", {"filters": variable})
             return cur.execute(sql, dict(params) or None).df()
         finally:
             cur.close()

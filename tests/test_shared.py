@@ -1,0 +1,126 @@
+"""What sessions share: query results and figures are computed once for everyone, never
+served from an older store, and nobody's change to their copy reaches anyone else."""
+
+from __future__ import annotations
+
+import functools
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from dashboard import figures, memo
+from dashboard.strings import use_language
+from etl.config import Config
+from etl.run import ingest_rows
+from queries.filters import Filters
+from queries.runner import StoreReader
+from queries.shared import Shared
+from tests import known_store
+
+
+def test_a_value_asked_for_at_once_is_computed_once() -> None:
+    cache: Shared[int] = Shared(max_entries=10)
+    calls = []
+
+    def slow() -> int:
+        calls.append(1)
+        time.sleep(0.2)
+        return 42
+
+    results: list[int] = []
+    threads = [threading.Thread(target=lambda: results.append(cache.get("k", slow))) for _ in range(20)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results == [42] * 20 and len(calls) == 1
+    assert (cache.hits + cache.misses, cache.misses) == (20, 1)
+
+
+def test_a_failure_is_not_kept() -> None:
+    cache: Shared[int] = Shared(max_entries=10)
+
+    def broken() -> int:
+        raise RuntimeError("database gone")
+
+    with pytest.raises(RuntimeError):
+        cache.get("k", broken)
+    assert cache.get("k", lambda: 7) == 7
+
+
+def test_least_recently_used_goes_first_within_the_bounds() -> None:
+    cache: Shared[str] = Shared(max_entries=100, max_size=40, size=len)
+    for key in "abcd":
+        cache.get(key, functools.partial(str.__mul__, key, 10))  # 10 each: all four fit
+    cache.get("a", lambda: "never")  # a is used again
+    cache.get("e", lambda: "e" * 10)  # 50 > 40: the least recently used (b) goes
+    assert cache.get("b", lambda: "recomputed") == "recomputed"
+    assert cache.get("a", lambda: "never") == "a" * 10
+    assert cache.get("huge", lambda: "x" * 11) == "x" * 11  # over a quarter: served, not kept
+    assert cache.get("huge", lambda: "again") == "again"
+
+
+def test_sessions_share_results_but_not_their_copies(tmp_path: Path) -> None:
+    reader = StoreReader(known_store.build(tmp_path / "store"))
+    filters = Filters(tz="UTC")
+    first = reader.run("by_user", filters)
+    first["spend_usd"] = 0.0  # one page changing its frame
+    first.loc[0, "user"] = "mallory"
+    again = reader.run("by_user", filters)
+    assert "mallory" not in set(again["user"]) and again["spend_usd"].sum() > 0
+    assert reader._results.hits >= 1
+
+
+def test_a_new_store_is_never_answered_from_the_old_results(tmp_path: Path) -> None:
+    store = known_store.build(tmp_path / "store")
+    reader = StoreReader(store)
+    before = int(reader.run("totals", Filters(tz="UTC")).iloc[0]["requests"])
+    extra = [r | {"request_id": f"late-{i}"} for i, r in enumerate(known_store.ROWS[:3])]
+    ingest_rows(Config(store=store, nodes=known_store.NODES), extra)
+    deadline = time.monotonic() + 30
+    while int(reader.run("totals", Filters(tz="UTC")).iloc[0]["requests"]) == before:
+        assert time.monotonic() < deadline, "the new store was never read"
+        time.sleep(0.2)
+    assert int(reader.run("totals", Filters(tz="UTC")).iloc[0]["requests"]) == before + 3
+
+
+def test_a_figure_is_built_once_per_data_highlight_and_language(tmp_path: Path) -> None:
+    users = StoreReader(known_store.build(tmp_path / "store")).run("by_user", Filters(tz="UTC"))
+    one = figures.user_bars(users, "spend", None)
+    assert figures.user_bars(users.copy(), "spend", None) is one  # equal data, same figure
+    assert figures.user_bars(users, "spend", users["user"].iloc[0]) is not one  # the highlight matters
+    changed = users.assign(spend_usd=users["spend_usd"] * 2)
+    assert figures.user_bars(changed, "spend", None) is not one  # so does the data
+    with use_language("ko"):
+        korean = figures.user_bars(users, "spend", None)
+    assert korean is not one
+
+
+def test_unhashable_arguments_are_built_each_time() -> None:
+    calls = []
+
+    @memo.shared
+    def builder(value: object) -> int:
+        calls.append(value)
+        return len(calls)
+
+    assert builder({1, 2}) != builder({1, 2})  # a set has no fingerprint: no sharing
+    assert builder(("a", 1)) == builder(("a", 1))
+
+
+def test_students_never_get_each_others_shared_results(tmp_path: Path) -> None:
+    """The same page, the same filters, asked by two students one after the other: the
+    second must not be served the first one's result."""
+    from dashboard.auth import key_hash
+    from queries.scope import ScopedReader
+
+    reader = StoreReader(known_store.build(tmp_path / "store"))
+    filters = Filters(tz="UTC")
+    seen = {}
+    for name in ("alice", "bob", "alice"):
+        scoped = ScopedReader(reader, (str(key_hash(f"sk-{name}")),))
+        seen[name] = set(scoped.run("by_user", filters)["user"])
+    assert seen == {"alice": {"alice"}, "bob": {"bob"}}
+    assert reader._results.hits >= 1  # the second alice was shared
