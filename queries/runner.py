@@ -16,6 +16,7 @@ import datetime as dt
 import logging
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -75,6 +76,10 @@ class _Snapshot:
     last: dt.datetime | None
 
 
+WARM_RESULTS = 200  # recent result sets answered again on each new snapshot
+WARM_FOR_S = 20.0  # at most this long, so that new data is never held back for long
+
+
 class StoreReader:
     """Queries over one store, safe to share between threads (Streamlit sessions)."""
 
@@ -94,6 +99,9 @@ class StoreReader:
             size=lambda frame: int(frame.memory_usage(index=True, deep=False).sum()),
             share=lambda frame: frame.copy(deep=False),  # copy-on-write: the shared frame never changes
         )
+        # what sessions asked for lately, to answer again on a new snapshot before it serves
+        self._recent: OrderedDict[str, tuple[str, Filters, dict[str, Any]]] = OrderedDict()
+        self._recent_lock = threading.Lock()
 
     def run(self, name: str, filters: Filters | None = None, **params: Any) -> pd.DataFrame:
         """The result of `<name>.sql` under `filters` (default: everything in scope)."""
@@ -131,7 +139,30 @@ class StoreReader:
         asks for the same one (a class opening the dashboard at once asks 50 times)."""
         variable = self._resolve(filters, snap).variable()
         key = (snap.version, name, repr(sorted(variable.items())), repr(sorted(params.items())))
+        asked = repr((name, filters, sorted(params.items())))
+        with self._recent_lock:
+            self._recent[asked] = (name, filters, dict(params))
+            self._recent.move_to_end(asked)
+            while len(self._recent) > WARM_RESULTS:
+                self._recent.popitem(last=False)
         return self._results.get(key, lambda: self._query(snap, name, variable, params))
+
+    def _warm(self, fresh: _Snapshot) -> None:
+        """Answer on `fresh` what sessions asked for lately, before it replaces the current
+        snapshot: the ETL changes the store every few minutes, and without this the first
+        sessions after each change would all wait for their pages' queries at once."""
+        if not self._results.max_entries:
+            return  # nothing is shared: nothing to prepare
+        with self._recent_lock:
+            asked = list(reversed(self._recent.values()))  # the most recent first
+        deadline = time.monotonic() + WARM_FOR_S
+        for name, filters, params in asked:
+            if time.monotonic() > deadline:
+                break
+            try:
+                self._run(fresh, name, filters, params)
+            except Exception:  # the page asking for it again will see and report the error
+                log.warning("warming %s on the new snapshot failed", name, exc_info=True)
 
     def _query(
         self, snap: _Snapshot, name: str, variable: dict[str, Any], params: Mapping[str, Any]
@@ -169,6 +200,7 @@ class StoreReader:
     def _reload(self, found: tuple[tuple[str, int, int], ...]) -> None:
         try:
             fresh = self._load(found)
+            self._warm(fresh)
         except Exception as exc:  # a damaged file or no memory: keep serving the old snapshot
             log.exception("could not load the store %s; still serving the previous snapshot", self.store)
             with self._lock:

@@ -14,6 +14,7 @@ from dashboard import figures, memo
 from dashboard.strings import use_language
 from etl.config import Config
 from etl.run import ingest_rows
+from queries import snapshot
 from queries.filters import Filters
 from queries.runner import StoreReader
 from queries.shared import Shared
@@ -124,3 +125,23 @@ def test_students_never_get_each_others_shared_results(tmp_path: Path) -> None:
         seen[name] = set(scoped.run("by_user", filters)["user"])
     assert seen == {"alice": {"alice"}, "bob": {"bob"}}
     assert reader._results.hits >= 1  # the second alice was shared
+
+
+def test_a_new_store_is_warmed_with_what_sessions_asked_for(tmp_path: Path) -> None:
+    """The ETL changes the store every few minutes: the pages people were looking at are
+    answered on the new snapshot before it serves, so nobody waits for them after."""
+    store = known_store.build(tmp_path / "store")
+    reader = StoreReader(store)
+    seven_days = Filters(tz="Asia/Seoul")
+    before = {name: reader.run(name, seven_days) for name in ("totals", "by_user", "by_node")}
+    extra = [r | {"request_id": f"late-{i}"} for i, r in enumerate(known_store.ROWS[:3])]
+    ingest_rows(Config(store=store, nodes=known_store.NODES), extra)
+    deadline = time.monotonic() + 30
+    while reader.version() != snapshot.version(store):  # what a page's first query notices
+        reader.run("store_status")
+        assert time.monotonic() < deadline, "the new store was never read"
+        time.sleep(0.2)
+    misses = reader._results.misses
+    after = {name: reader.run(name, seven_days) for name in before}
+    assert reader._results.misses == misses  # all three were ready on the new snapshot
+    assert int(after["totals"].iloc[0]["requests"]) == int(before["totals"].iloc[0]["requests"]) + 3
