@@ -38,6 +38,9 @@ class Identity:
     name: str
     keys: tuple[str, ...] | None = None  # sha256 of the student's keys; None for administrators
     user_id: str | None = None
+    # the store this sign-in was for: a session whose store changes (the demo's, then the
+    # real one once the ETL has filled it) is signed out, never carried over
+    store: str | None = None
 
 
 # --- administrator passwords ------------------------------------------------------------

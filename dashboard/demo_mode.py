@@ -11,11 +11,12 @@ import datetime as dt
 import os
 import threading
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
 import streamlit as st
 
-from dashboard import auth
+from dashboard import auth, signin
 from dashboard.strings import t
 from etl import demo, simulate
 from etl.config import Config
@@ -50,12 +51,12 @@ def banner(store: Path) -> bool:
     return True
 
 
-def sign_in_choices() -> None:
+def sign_in_choices(store: Path) -> None:
     """On a demo's sign-in page: enter as the administrator, or as a simulated student
     with their made-up key (it goes through the real key check)."""
     st.info(t("demo.signin"))
     if st.button(t("demo.as_admin"), type="primary", key="demo_admin"):
-        st.session_state["identity"] = DEMO_ADMIN
+        st.session_state["identity"] = replace(DEMO_ADMIN, store=signin.store_id(store))
         st.rerun()
     students = [p.user_id for p in simulate.PEOPLE if p.user_id != "prof.kim"]
     st.caption(t("demo.student_keys"))

@@ -37,10 +37,15 @@ def main() -> None:
     base = reader(store)
     demo = demo_mode.banner(store)
     identity: auth.Identity | None = st.session_state.get("identity")
+    if identity is not None and identity.store is not None and identity.store != signin.store_id(store):
+        # signed in on another store: the demo's one-click administrator must never become
+        # an administrator of the real data once the ETL has filled the real store
+        _sign_out()
+        identity = None
     if identity is None:
         if demo:
-            demo_mode.sign_in_choices()
-        signin.render(base, auth.administrators(_auth_secrets(), os.environ))
+            demo_mode.sign_in_choices(store)
+        signin.render(base, auth.administrators(_auth_secrets(), os.environ), store)
         return
     # Every page gets this reader, never `base`: a student's keys go into every query.
     scoped = ScopedReader(base, identity.keys)

@@ -8,6 +8,8 @@ import logging
 import math
 import threading
 from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path
 
 import streamlit as st
 
@@ -25,7 +27,7 @@ _ADDRESSES: dict[str, auth.Throttle] = {}
 _ADDRESSES_LOCK = threading.Lock()
 
 
-def render(reader: StoreReader, admins: Mapping[str, str]) -> None:
+def render(reader: StoreReader, admins: Mapping[str, str], store: Path) -> None:
     st.title(t("signin.title"))
     st.caption(t("signin.subtitle"))
     session = st.session_state.setdefault("signin_throttle", auth.Throttle())
@@ -41,7 +43,7 @@ def render(reader: StoreReader, admins: Mapping[str, str]) -> None:
         if st.form_submit_button(t("signin.submit"), type="primary") and wait <= 0:
             identity, problem = _student(pasted, reader)
             del pasted  # the key's text: hashed already, never kept
-            _finish(identity, problem, session, address)
+            _finish(identity, problem, session, address, store)
     with admin:
         if not admins:
             st.info(t("signin.no_admin"))
@@ -50,7 +52,7 @@ def render(reader: StoreReader, admins: Mapping[str, str]) -> None:
             if st.form_submit_button(t("signin.submit"), type="primary") and wait <= 0:
                 identity = auth.sign_in_admin(password, admins)
                 del password
-                _finish(identity, "password", session, address)
+                _finish(identity, "password", session, address, store)
 
 
 def _student(pasted: str, reader: StoreReader) -> tuple[auth.Identity | None, str]:
@@ -67,7 +69,11 @@ def _student(pasted: str, reader: StoreReader) -> tuple[auth.Identity | None, st
 
 
 def _finish(
-    identity: auth.Identity | None, problem: str, session: auth.Throttle, address: auth.Throttle
+    identity: auth.Identity | None,
+    problem: str,
+    session: auth.Throttle,
+    address: auth.Throttle,
+    store: Path,
 ) -> None:
     if identity is None:
         session.failed()
@@ -80,8 +86,13 @@ def _finish(
         return
     session.succeeded()
     log.info("signed in: %s %s", identity.role, identity.name)
-    st.session_state["identity"] = identity
+    st.session_state["identity"] = replace(identity, store=store_id(store))
     st.rerun()
+
+
+def store_id(store: Path) -> str:
+    """What a sign-in is bound to: the store it was made on."""
+    return str(store.resolve())
 
 
 def _address_throttle() -> auth.Throttle:

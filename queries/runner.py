@@ -139,7 +139,7 @@ class StoreReader:
         asks for the same one (a class opening the dashboard at once asks 50 times)."""
         variable = self._resolve(filters, snap).variable()
         key = (snap.version, name, repr(sorted(variable.items())), repr(sorted(params.items())))
-        asked = repr((name, filters, sorted(params.items())))
+        asked = repr((name, filters, filters.only_keys, sorted(params.items())))  # repr leaves keys out
         with self._recent_lock:
             self._recent[asked] = (name, filters, dict(params))
             self._recent.move_to_end(asked)

@@ -19,7 +19,7 @@ from etl import demo, simulate
 from etl.config import Config, load_config
 from etl.errors import ConfigError
 from etl.run import ingest_rows, run_etl
-from tests import storeview
+from tests import known_store, storeview
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 NOW = dt.datetime(2026, 12, 3, 3, 0, tzinfo=dt.UTC)
@@ -174,3 +174,20 @@ def test_a_simulated_student_signs_in_with_a_made_up_key(
     assert at.session_state["identity"].user_id == "minji.park"
     assert banner_shown(at)
     assert "junho.lee" not in repr(at._tree)  # peers are anonymous in the demo too
+
+
+def test_the_demo_administrator_never_carries_over_to_the_real_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The dashboard runs without the database's address: until the ETL's first run the
+    real store is empty and the demo is shown, with its one-click administrator. Once
+    the real store fills, that session must be signed out, not shown the lab's data."""
+    at = demo_app(tmp_path, monkeypatch)
+    at.button(key="demo_admin").click().run()
+    assert at.metric and "minji.park" in repr(at._tree)  # inside the demo
+    known_store.build(tmp_path / "data")  # the ETL's first run fills the real store
+    at.run()
+    assert not at.exception, at.exception
+    assert [t.value for t in at.title] == ["Sign in"] and "identity" not in at.session_state
+    assert not at.metric and "alice" not in repr(at._tree)
+    assert not any("Demo data" in w.value for w in at.warning)
