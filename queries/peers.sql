@@ -1,18 +1,25 @@
 -- peers: per-person totals for a student's comparison bars. Names leave this query only
 -- when $named; otherwise the student is "You" and everyone else a letter by rank
 -- ("Student A" spent most), so no other name reaches a student's browser
-WITH per_user AS (
+-- The student's own requests form "You" by their keys, whatever their label says, and
+-- never share a group with anyone else's: a label is partly client-supplied (LiteLLM's
+-- `user` field), and a request labelled with a classmate's name must not merge the two.
+WITH marked AS (
+    SELECT r.*, list_contains($own_keys::VARCHAR[], r.api_key_hash::VARCHAR) AS own
+    FROM scoped r
+),
+per_user AS (
     SELECT
-        r."user"::VARCHAR AS name,
-        bool_or(list_contains($own_keys::VARCHAR[], r.api_key_hash::VARCHAR)) AS is_you,
+        CASE WHEN r.own THEN NULL ELSE r."user"::VARCHAR END AS name,
+        r.own AS is_you,
         metric.requests(r) AS requests,
         metric.total_tokens(r) AS total_tokens,
         metric.spend_usd(r) AS spend_usd,
         metric.share(metric.requests(r)) AS requests_share,
         metric.share(metric.total_tokens(r)) AS tokens_share,
         metric.share(metric.spend_usd(r)) AS spend_share
-    FROM scoped r
-    GROUP BY r."user"
+    FROM marked r
+    GROUP BY 1, 2
 ),
 ranked AS (
     SELECT

@@ -3,6 +3,7 @@ lock-out, and a key that never lingers anywhere."""
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dashboard import auth, signin
+from queries.filters import Filters
 from queries.pages import OVERVIEW_QUERIES
 from queries.runner import StoreReader
 from queries.scope import ScopedReader
@@ -239,3 +241,28 @@ def test_signing_out_forgets_the_session(
     at = sign_in(app(store, monkeypatch, password_hash), key="sk-alice")
     at.button(key="sign_out").click().run()
     assert [t.value for t in at.title] == ["Sign in"] and "identity" not in at.session_state
+
+
+def test_a_request_labelled_with_a_classmates_name_does_not_merge_with_theirs(tmp_path: Path) -> None:
+    """LiteLLM's `user` field is set by the client: alice sends one request labelled "bob"
+    from a key without a user or alias. Her "You" bar is still hers alone, and bob's bar
+    stays bob's, so no subtraction reveals which anonymous bar is bob's."""
+    from etl.config import Config
+    from etl.run import ingest_rows
+
+    store = known_store.build(tmp_path / "store")
+    at = dt.datetime(2026, 11, 21, 3, 0)
+    kind = "vllm_streamed_reasoning_cached"
+    spoof = known_store.request(kind, "alice", at, request_id="spoof", usage=(10, 0, 10, 0), duration_ms=500)
+    spoof["metadata"] |= {"user_api_key_user_id": None, "user_api_key_alias": None}
+    spoof |= {"user": "", "end_user": "bob"}
+    ingest_rows(Config(store=store, nodes=known_store.NODES), [spoof])
+    rows = storeview.requests(store).to_pylist()
+    assert any(r["request_id"] == "spoof" and r["user"] == "bob" for r in rows)  # labelled bob
+    alice_keys = (known_store.key_of("alice"), known_store.key_of("alice-2"))
+    peers = ScopedReader(StoreReader(store), alice_keys).peers(Filters(tz="UTC"), named=False)
+    you = peers[peers["is_you"]]
+    alices = sum(r["api_key_hash"] in alice_keys for r in rows)
+    assert len(you) == 1 and int(you["requests"].iloc[0]) == alices
+    bobs = sum(r["user"] == "bob" and r["api_key_hash"] not in alice_keys for r in rows)
+    assert bobs in set(peers.loc[~peers["is_you"], "requests"].astype(int))

@@ -24,7 +24,8 @@ def click_bar(page: Any, key: str, label: str) -> None:
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
 
 
-TOKENS = "document.querySelector('.st-key-tokens .js-plotly-plot').data"
+# empty while a rerun redraws the chart (its element is briefly replaced), not an error
+TOKENS = "(document.querySelector('.st-key-tokens .js-plotly-plot')?.data || [])"
 
 
 def highlighted(page: Any, who: str) -> bool:
