@@ -20,7 +20,7 @@ from dashboard import auth, signin
 from dashboard.strings import t
 from etl import demo, simulate
 from etl.config import Config
-from etl.store import STATE_FILE, stored_days
+from etl.store import DAY_FILE, STATE_FILE, requests_dir
 
 DEFAULT_DEMO_STORE = Path("demo-store")
 MAX_AGE = dt.timedelta(minutes=20)  # rebuilt before the 30-minute stale warning
@@ -64,4 +64,14 @@ def sign_in_choices(store: Path) -> None:
 
 
 def _has_data(store: Path) -> bool:
-    return (store / STATE_FILE).is_file() or bool(stored_days(store))
+    """Looked up on every rerun, so cheap: a store once seen holding data is not
+    searched again (the ETL never empties it), and the search stops at the first day."""
+    if store in _REAL_STORES:
+        return True
+    if (store / STATE_FILE).is_file() or next(requests_dir(store).glob(f"date=*/{DAY_FILE}"), None):
+        _REAL_STORES.add(store)
+        return True
+    return False
+
+
+_REAL_STORES: set[Path] = set()
