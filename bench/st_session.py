@@ -19,6 +19,9 @@ copies:
   values with the button's trigger.
 - A run ends at script_finished; FINISHED_EARLY_FOR_RERUN (st.rerun) is not the end.
   Elements a finished run did not draw again are removed (the frontend's stale nodes).
+- A widget drawn inside a fragment (st.fragment; its deltas carry the fragment's id)
+  reruns that fragment alone: rerun_script names the fragment, the run ends with
+  FINISHED_FRAGMENT_RUN_SUCCESSFULLY, and only that fragment's stale elements go.
 - A page change (st.navigation) reruns with the other page's page_script_hash and keeps
   only the values of widgets drawn by the entry script (the page's own are gone).
 """
@@ -67,6 +70,7 @@ class Node:
     proto: Any  # the element's own message (Selectbox, ...) or the Block
     run: int  # the run that last drew it
     script_hash: str  # the script that drew it: the entry script or a page
+    fragment_id: str = ""  # the fragment that drew it, if any
 
     @property
     def widget_id(self) -> str | None:
@@ -85,18 +89,19 @@ class PageModel:
         self.nodes: dict[tuple[int, ...], Node] = {}
 
     def apply(self, path: tuple[int, ...], delta: Delta, run: int, script_hash: str) -> Node | None:
+        fragment = delta.fragment_id
         if delta.WhichOneof("type") == "new_element":
             element = delta.new_element.WhichOneof("type")
             if element is None:
                 return None
             self._drop_below(path)
-            node = Node(element, getattr(delta.new_element, element), run, script_hash)
+            node = Node(element, getattr(delta.new_element, element), run, script_hash, fragment)
         elif delta.WhichOneof("type") == "add_block":
             block = f"block.{delta.add_block.WhichOneof('type') or 'vertical'}"
             old = self.nodes.get(path)
             if old is None or old.kind != block:  # the frontend keeps a same-type block's children
                 self._drop_below(path)
-            node = Node(block, delta.add_block, run, script_hash)
+            node = Node(block, delta.add_block, run, script_hash, fragment)
         else:
             return None  # transient elements (toasts, spinners) are not part of the page
         self.nodes[path] = node
@@ -107,8 +112,14 @@ class PageModel:
         for other in [p for p in self.nodes if len(p) > depth and p[:depth] == path]:
             del self.nodes[other]
 
-    def clear_stale(self, run: int) -> None:
-        self.nodes = {path: node for path, node in self.nodes.items() if node.run == run}
+    def clear_stale(self, run: int, fragment: str = "") -> None:
+        """Drop what `run` did not draw again: anywhere, or, after a fragment's own run,
+        only in that fragment."""
+        self.nodes = {
+            path: node
+            for path, node in self.nodes.items()
+            if node.run == run or (fragment and node.fragment_id != fragment)
+        }
 
     def of_kind(self, kind: str) -> list[Node]:
         return [self.nodes[path] for path in sorted(self.nodes) if self.nodes[path].kind == kind]
@@ -363,6 +374,7 @@ class BrowserSession:
         self.errors: list[str] = []
         self._max_age = 2
         self._run = 0
+        self._fragment = ""  # the fragment the last rerun asked for, if only one
         self._ws: ClientConnection | None = None
 
     # --- connecting ---
@@ -422,9 +434,10 @@ class BrowserSession:
 
     # --- what a person does ---
 
-    async def rerun(self, *extra: WidgetState) -> float:
-        """The script again with the widgets' values (plus `extra`, e.g. a trigger)."""
-        return await self._timed(self.widgets.message(*extra), self.page_hash)
+    async def rerun(self, *extra: WidgetState, fragment: str = "") -> float:
+        """The script (or only `fragment`) again with the widgets' values (plus `extra`,
+        e.g. a trigger)."""
+        return await self._timed(self.widgets.message(*extra), self.page_hash, fragment)
 
     async def choose(self, label: str, option: str) -> float:
         """Pick `option` in the selectbox or radio labelled `label`."""
@@ -440,10 +453,11 @@ class BrowserSession:
         if option not in [o.content for o in node.proto.options]:
             raise LookupError(f"{label!r} has no option {option!r}")
         self.widgets.hold(strings_state(node.proto.id, [option]))
-        return await self.rerun()
+        return await self.rerun(fragment=node.fragment_id)
 
     async def click(self, label: str) -> float:
-        return await self.rerun(trigger_state(self.page.find("button", label=label).proto.id))
+        button = self.page.find("button", label=label)
+        return await self.rerun(trigger_state(button.proto.id), fragment=button.fragment_id)
 
     async def submit(self, fields: dict[str, str], button: str) -> float:
         """Type into a form's text inputs, then press its submit button: the values and
@@ -458,7 +472,7 @@ class BrowserSession:
     async def select_on_chart(self, node: Node, selection: str) -> float:
         """A selection on a Plotly chart drawn with on_select (see bar_click)."""
         self.widgets.hold(string_state(node.proto.id, selection))
-        return await self.rerun()
+        return await self.rerun(fragment=node.fragment_id)
 
     async def goto(self, page_name: str) -> float:
         """Open another page from the navigation."""
@@ -479,13 +493,13 @@ class BrowserSession:
 
     # --- the protocol ---
 
-    async def _timed(self, widgets: WidgetStates, page_hash: str) -> float:
+    async def _timed(self, widgets: WidgetStates, page_hash: str, fragment: str = "") -> float:
         began = time.monotonic()
-        await self._send_rerun(widgets, page_hash)
+        await self._send_rerun(widgets, page_hash, fragment)
         await self._until_finished()
         return time.monotonic() - began
 
-    async def _send_rerun(self, widgets: WidgetStates, page_hash: str) -> None:
+    async def _send_rerun(self, widgets: WidgetStates, page_hash: str, fragment: str = "") -> None:
         if self._ws is None:
             raise SessionBroken("not connected")
         path = f"/{self.page_path}" if self.page_path else "/"
@@ -495,10 +509,12 @@ class BrowserSession:
             page_script_hash=page_hash,
             page_name="",
             widget_states=widgets,
+            fragment_id=fragment,
             cached_message_hashes=self.cache.hashes(),
             context_info=self.browser.context(url),
         )
         self.errors = []
+        self._fragment = fragment
         try:
             await self._ws.send(BackMsg(rerun_script=state).SerializeToString())
         except ConnectionClosed as exc:
@@ -570,6 +586,9 @@ class BrowserSession:
             return True
         if status == FINISHED.FINISHED_SUCCESSFULLY:
             self.page.clear_stale(self._run)
+            self.widgets.keep_only(self.page.widget_ids())
+        elif status == FINISHED.FINISHED_FRAGMENT_RUN_SUCCESSFULLY:
+            self.page.clear_stale(self._run, self._fragment)
             self.widgets.keep_only(self.page.widget_ids())
         self.cache.run_finished(self._max_age)
         return True

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
@@ -32,16 +33,29 @@ KIND_COLORS = {
     "reasoning_tokens": "#C86FC9",
 }
 KINDS = tuple(KIND_COLORS)
+PROMPT_AREAS = (("cached_tokens", "series.cached"), ("uncached_prompt_tokens", "series.uncached"))
 DIMMED = 0.28  # opacity of everything but the highlighted user
 HEIGHT = 320
 
 
-def _layout(fig: go.Figure, *, height: int = HEIGHT, legend: bool = True) -> go.Figure:
-    fig.update_layout(
-        height=height,
-        margin={"l": 8, "r": 8, "t": 8, "b": 8},
-        showlegend=legend,
-        legend={
+def _figure(
+    traces: list[dict[str, Any]],
+    layout: dict[str, Any] | None = None,
+    *,
+    height: int = HEIGHT,
+    legend: bool = True,
+) -> go.Figure:
+    """The figure of these traces, with the page's common layout under `layout`.
+
+    Traces and layout are plain dicts, checked by Plotly once in the tests
+    (tests/test_dashboard_figures.py validates every builder's figure) rather than on every
+    build: validating while building took 10 to 20 ms a figure, most of a page's time
+    when a highlight or a new range needs new figures for fifty sessions."""
+    common: dict[str, Any] = {
+        "height": height,
+        "margin": {"l": 8, "r": 8, "t": 8, "b": 8},
+        "showlegend": legend,
+        "legend": {
             "orientation": "h",
             "yanchor": "bottom",
             "y": 1.0,
@@ -49,17 +63,57 @@ def _layout(fig: go.Figure, *, height: int = HEIGHT, legend: bool = True) -> go.
             "x": 0,
             "traceorder": "normal",
         },
-        hoverlabel={"namelength": -1},
-        bargap=0.2,
+        "hoverlabel": {"namelength": -1},
+        "bargap": 0.2,
+    }
+    return go.Figure(data=traces, layout=_merged(common, layout or {}), _validate=False)
+
+
+def _merged(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    """`base` updated by `extra`, nested dicts merged (what update_layout does); an empty
+    dict in `extra` changes nothing."""
+    out = dict(base)
+    for key, value in extra.items():
+        if isinstance(value, dict) and not value:
+            continue
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merged(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def _empty() -> go.Figure:
+    return _figure(
+        [],
+        {
+            "annotations": [
+                {
+                    "text": t("empty.range"),
+                    "showarrow": False,
+                    "x": 0.5,
+                    "y": 0.5,
+                    "xref": "paper",
+                    "yref": "paper",
+                }
+            ],
+            "xaxis": {"visible": False},
+            "yaxis": {"visible": False},
+        },
+        legend=False,
     )
-    return fig
 
 
-def _empty(fig: go.Figure) -> go.Figure:
-    fig.add_annotation(text=t("empty.range"), showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper")
-    fig.update_xaxes(visible=False)
-    fig.update_yaxes(visible=False)
-    return _layout(fig, legend=False)
+def _values(column: pd.Series) -> Any:
+    """A column as Plotly takes it: numbers and times as a NumPy array (numbers travel
+    as base64), anything else as a list."""
+    if pd.api.types.is_datetime64_any_dtype(column.dtype) or pd.api.types.is_bool_dtype(column.dtype):
+        return column.to_numpy()
+    if pd.api.types.is_numeric_dtype(column.dtype):
+        if column.isna().any():
+            return column.to_numpy(dtype="float64", na_value=np.nan)
+        return column.to_numpy()
+    return column.tolist()
 
 
 def _has_data(frame: pd.DataFrame | None, column: str) -> bool:
@@ -71,25 +125,31 @@ def tokens_over_time(
     series: pd.DataFrame, mine: pd.DataFrame | None = None, who: str | None = None
 ) -> go.Figure:
     """Stacked bars per bucket: uncached prompt, cached prompt, answer, reasoning."""
-    fig = go.Figure()
     if not _has_data(series, "total_tokens"):
-        return _empty(fig)
+        return _empty()
     dim = who is not None and mine is not None
-    for kind in KINDS:
-        fig.add_bar(
-            x=series["bucket"],
-            y=series[kind],
-            name=t(f"kind.{kind}"),
-            marker={"color": KIND_COLORS[kind]},
-            opacity=DIMMED if dim else 1.0,
-            hovertemplate=t("hover.tokens", value="%{y:,}") + "<extra>%{fullData.name}</extra>",
-        )
+    buckets = _values(series["bucket"])
+    traces = [
+        {
+            "type": "bar",
+            "x": buckets,
+            "y": _values(series[kind]),
+            "name": t(f"kind.{kind}"),
+            "marker": {"color": KIND_COLORS[kind]},
+            "opacity": DIMMED if dim else 1.0,
+            "hovertemplate": t("hover.tokens", value="%{y:,}") + "<extra>%{fullData.name}</extra>",
+        }
+        for kind in KINDS
+    ]
     if dim and mine is not None:
-        _accent_line(fig, mine, "total_tokens", who or "", t("hover.tokens", value="%{y:,}"))
-    fig.update_layout(barmode="stack", hovermode="x unified")
-    fig.update_yaxes(title=t("axis.tokens"))
-    _date_axis(fig, series["bucket"])
-    return _layout(fig)
+        traces.append(_accent_line(mine, "total_tokens", who or "", t("hover.tokens", value="%{y:,}")))
+    layout = {
+        "barmode": "stack",
+        "hovermode": "x unified",
+        "yaxis": {"title": {"text": t("axis.tokens")}},
+        "xaxis": _date_axis(series["bucket"]),
+    }
+    return _figure(traces, layout)
 
 
 @shared
@@ -97,78 +157,97 @@ def requests_over_time(
     series: pd.DataFrame, mine: pd.DataFrame | None = None, who: str | None = None
 ) -> go.Figure:
     """Stacked bars per bucket: successful and failed requests."""
-    fig = go.Figure()
     if not _has_data(series, "requests"):
-        return _empty(fig)
+        return _empty()
     dim = who is not None and mine is not None
-    for column, color in (("successes", BASE), ("failures", FAILURE)):
-        fig.add_bar(
-            x=series["bucket"],
-            y=series[column],
-            name=t(f"series.{column}"),
-            marker={"color": color},
-            opacity=DIMMED if dim else 1.0,
-            hovertemplate="%{y:,}<extra>%{fullData.name}</extra>",
-        )
+    buckets = _values(series["bucket"])
+    traces = [
+        {
+            "type": "bar",
+            "x": buckets,
+            "y": _values(series[column]),
+            "name": t(f"series.{column}"),
+            "marker": {"color": color},
+            "opacity": DIMMED if dim else 1.0,
+            "hovertemplate": "%{y:,}<extra>%{fullData.name}</extra>",
+        }
+        for column, color in (("successes", BASE), ("failures", FAILURE))
+    ]
     if dim and mine is not None:
-        _accent_line(fig, mine, "requests", who or "", t("hover.requests", value="%{y:,}"))
-    fig.update_layout(barmode="stack", hovermode="x unified")
-    fig.update_yaxes(title=t("axis.requests"))
-    _date_axis(fig, series["bucket"])
-    return _layout(fig)
+        traces.append(_accent_line(mine, "requests", who or "", t("hover.requests", value="%{y:,}")))
+    layout = {
+        "barmode": "stack",
+        "hovermode": "x unified",
+        "yaxis": {"title": {"text": t("axis.requests")}},
+        "xaxis": _date_axis(series["bucket"]),
+    }
+    return _figure(traces, layout)
 
 
 @shared
 def cache_trend(series: pd.DataFrame, mine: pd.DataFrame | None = None, who: str | None = None) -> go.Figure:
-    """Cached and uncached prompt tokens per bucket (areas) and the cache hit rate (line)."""
-    # the hit rate on a second axis at the right (make_subplots' secondary_y, written out:
-    # make_subplots alone costs more than the rest of the figure)
-    fig = go.Figure(layout={"xaxis": {"domain": [0, 0.94]}, "yaxis2": {"overlaying": "y", "side": "right"}})
+    """Cached and uncached prompt tokens per bucket (areas) and the cache hit rate (line)
+    on a second axis at the right."""
     if not _has_data(series, "total_tokens"):
-        return _empty(fig)
+        return _empty()
     dim = who is not None and mine is not None
-    for column, name in (("cached_tokens", "series.cached"), ("uncached_prompt_tokens", "series.uncached")):
-        fig.add_scatter(
-            x=series["bucket"],
-            y=series[column],
-            name=t(name),
-            stackgroup="prompt",
-            line={"width": 0.5, "color": KIND_COLORS[column]},
-            opacity=DIMMED if dim else 0.85,
-            hovertemplate=t("hover.tokens", value="%{y:,}") + "<extra>%{fullData.name}</extra>",
+    buckets = _values(series["bucket"])
+    traces: list[dict[str, Any]] = [
+        {
+            "type": "scatter",
+            "x": buckets,
+            "y": _values(series[column]),
+            "name": t(name),
+            "stackgroup": "prompt",
+            "line": {"width": 0.5, "color": KIND_COLORS[column]},
+            "opacity": DIMMED if dim else 0.85,
+            "hovertemplate": t("hover.tokens", value="%{y:,}") + "<extra>%{fullData.name}</extra>",
+        }
+        for column, name in (
+            ("cached_tokens", "series.cached"),
+            ("uncached_prompt_tokens", "series.uncached"),
         )
-    fig.add_scatter(
-        x=series["bucket"],
-        y=series["cache_hit_rate"],
-        name=t("series.cache_hit_rate") + (f" ({t('series.everyone').lower()})" if dim else ""),
-        mode="lines",
-        line={"color": "#888888" if dim else "#1F2937", "width": 2, "dash": "dot" if dim else "solid"},
-        hovertemplate="%{y:.1%}<extra>%{fullData.name}</extra>",
-        yaxis="y2",
+    ]
+    traces.append(
+        {
+            "type": "scatter",
+            "x": buckets,
+            "y": _values(series["cache_hit_rate"]),
+            "name": t("series.cache_hit_rate") + (f" ({t('series.everyone').lower()})" if dim else ""),
+            "mode": "lines",
+            "line": {"color": "#888888" if dim else "#1F2937", "width": 2, "dash": "dot" if dim else "solid"},
+            "hovertemplate": "%{y:.1%}<extra>%{fullData.name}</extra>",
+            "yaxis": "y2",
+        }
     )
     if dim and mine is not None:
-        fig.add_scatter(
-            x=mine["bucket"],
-            y=mine["cache_hit_rate"],
-            name=f"{t('series.cache_hit_rate')} ({who})",
-            mode="lines+markers",
-            line={"color": ACCENT, "width": 3},
-            hovertemplate="%{y:.1%}<extra>%{fullData.name}</extra>",
-            yaxis="y2",
+        traces.append(
+            {
+                "type": "scatter",
+                "x": _values(mine["bucket"]),
+                "y": _values(mine["cache_hit_rate"]),
+                "name": f"{t('series.cache_hit_rate')} ({who})",
+                "mode": "lines+markers",
+                "line": {"color": ACCENT, "width": 3},
+                "hovertemplate": "%{y:.1%}<extra>%{fullData.name}</extra>",
+                "yaxis": "y2",
+            }
         )
-    fig.update_layout(hovermode="x unified")
-    fig.update_layout(
-        yaxis={"title": t("axis.tokens")},
-        yaxis2={
-            "title": t("series.cache_hit_rate"),
+    layout = {
+        "hovermode": "x unified",
+        "xaxis": {"domain": [0, 0.94], **_date_axis(series["bucket"])},
+        "yaxis": {"title": {"text": t("axis.tokens")}},
+        "yaxis2": {
+            "overlaying": "y",
+            "side": "right",
+            "title": {"text": t("series.cache_hit_rate")},
             "tickformat": ".0%",
             "range": [0, 1],
             "dtick": 0.25,
             "showgrid": False,
         },
-    )
-    _date_axis(fig, series["bucket"])
-    return _layout(fig)
+    }
+    return _figure(traces, layout)
 
 
 @shared
@@ -185,13 +264,13 @@ def share_bars(
     side on shared rows, each bar labelled with its share; the highlighted user's part
     stacked first in accent, the rest dimmed."""
     if frame.empty or not frame["requests"].sum():
-        return _empty(go.Figure())
+        return _empty()
     order = frame.sort_values(["requests", category], ascending=[True, False])[category].tolist()
     frame = frame.set_index(category).loc[order]
     part = None
     if who is not None and mine is not None:
         part = mine.set_index(category).reindex(order).fillna(0)
-    traces = []
+    traces: list[dict[str, Any]] = []
     for col, measure in enumerate(measures, start=1):
         column = _column(measure)
         axis = "x" if col == 1 else f"x{col}"
@@ -200,47 +279,48 @@ def share_bars(
         rest = total - part[column] if part is not None else total
         if part is not None:
             traces.append(
-                go.Bar(
-                    y=order,
-                    x=part[column],
-                    xaxis=axis,
-                    orientation="h",
-                    name=who,
-                    marker={"color": ACCENT},
-                    showlegend=col == 1,
-                    legendgroup="who",
-                    hovertemplate="%{y}: "
+                {
+                    "type": "bar",
+                    "y": order,
+                    "x": _values(part[column]),
+                    "xaxis": axis,
+                    "orientation": "h",
+                    "name": who,
+                    "marker": {"color": ACCENT},
+                    "showlegend": col == 1,
+                    "legendgroup": "who",
+                    "hovertemplate": "%{y}: "
                     + _hover_number(measure, "x")
                     + "<extra>"
                     + (who or "")
                     + "</extra>",
-                )
+                }
             )
         traces.append(
-            go.Bar(
-                y=order,
-                x=rest,
-                xaxis=axis,
-                orientation="h",
-                name=t("series.rest") if part is not None else t(f"measure.{measure}"),
-                marker={"color": _dim(BASE) if part is not None else BASE},
-                text=[fmt.percent(s) for s in shares],
-                textposition="outside",
-                cliponaxis=False,
-                customdata=list(zip(total, shares, strict=True)),
-                hovertemplate="%{y}: "
+            {
+                "type": "bar",
+                "y": order,
+                "x": _values(rest),
+                "xaxis": axis,
+                "orientation": "h",
+                "name": t("series.rest") if part is not None else t(f"measure.{measure}"),
+                "marker": {"color": _dim(BASE) if part is not None else BASE},
+                "text": [fmt.percent(s) for s in shares],
+                "textposition": "outside",
+                "cliponaxis": False,
+                "customdata": [[float(v), float(s)] for v, s in zip(total, shares, strict=True)],
+                "hovertemplate": "%{y}: "
                 + _hover_number(measure, "customdata[0]")
                 + " (%{customdata[1]:.1%})<extra></extra>",
-                showlegend=part is not None and col == 1,
-                legendgroup="rest",
-            )
+                "showlegend": part is not None and col == 1,
+                "legendgroup": "rest",
+            }
         )
     layout = _side_by_side(
         [t(f"measure.{m}") for m in measures], [float(frame[_column(m)].max()) for m in measures]
     )
-    fig = _layout(go.Figure(data=traces, layout=layout), height=height, legend=False)  # the page names who
-    fig.update_layout(margin={"t": 28})
-    return fig
+    layout["margin"] = {"t": 28}
+    return _figure(traces, layout, height=height, legend=False)  # the page names who
 
 
 def _side_by_side(titles: list[str], maxima: list[float], gap: float = 0.04) -> dict[str, Any]:
@@ -280,66 +360,72 @@ def user_bars(users: pd.DataFrame, by: str, highlight: str | None = None) -> go.
     """One horizontal bar per user, largest on top, labelled with the user's share; a
     click selects the bar's user (customdata). One trace, per-bar colours, so that the
     highlight recolours bars without reordering them."""
-    fig = go.Figure()
     column = _column(by)
     if users.empty or not users[column].sum():
-        return _empty(fig)
+        return _empty()
     ordered = users.sort_values([column, "user"], ascending=[True, False])
     share = ordered[f"{_share(by)}"]
-    colors = [
-        ACCENT if user == highlight else (BASE if highlight is None else _dim(BASE))
-        for user in ordered["user"]
-    ]
+    names = ordered["user"].tolist()
+    colors = [ACCENT if user == highlight else (BASE if highlight is None else _dim(BASE)) for user in names]
     value_text = [fmt.usd(v) if by == "spend" else fmt.compact(v) for v in ordered[column]]
-    fig.add_bar(
-        y=ordered["user"],
-        x=ordered[column],
-        orientation="h",
-        marker={"color": colors},
-        text=[f"{v} · {fmt.percent(s)}" for v, s in zip(value_text, share, strict=True)],
-        textposition="outside",
-        cliponaxis=False,
-        customdata=ordered["user"],
-        hovertemplate=(
+    bars = {
+        "type": "bar",
+        "y": names,
+        "x": _values(ordered[column]),
+        "orientation": "h",
+        "marker": {"color": colors},
+        "text": [f"{v} · {fmt.percent(s)}" for v, s in zip(value_text, share, strict=True)],
+        "textposition": "outside",
+        "cliponaxis": False,
+        "customdata": names,
+        "hovertemplate": (
             "%{y}<br>"
             + (t("measure.spend") + ": $%{x:,.4f}" if by == "spend" else t(f"measure.{by}") + ": %{x:,}")
             + "<extra></extra>"
         ),
-    )
-    fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False)
-    fig.update_xaxes(range=[0, float(ordered[column].max()) * 1.35])
-    fig.update_yaxes(automargin=True)
-    return _layout(fig, height=max(HEIGHT, 26 * len(ordered) + 40), legend=False)
+    }
+    layout = {
+        "xaxis": {
+            "showticklabels": False,
+            "showgrid": False,
+            "zeroline": False,
+            "range": [0, float(ordered[column].max()) * 1.35],
+        },
+        "yaxis": {"automargin": True},
+    }
+    return _figure([bars], layout, height=max(HEIGHT, 26 * len(ordered) + 40), legend=False)
 
 
 @shared
 def client_matrix(matrix: pd.DataFrame, highlight: str | None = None) -> go.Figure:
     """Requests per user and client as a heatmap; the highlighted user's row outlined."""
-    fig = go.Figure()
     if matrix.empty:
-        return _empty(fig)
+        return _empty()
     grid = matrix.pivot_table(index="user", columns="client", values="requests", aggfunc="sum", fill_value=0)
     grid = grid.loc[sorted(grid.index, reverse=True)]
-    fig.add_heatmap(
-        z=grid.to_numpy(),
-        x=list(grid.columns),
-        y=list(grid.index),
-        colorscale=[[0, "rgba(91,141,239,0.05)"], [1, BASE]],
-        showscale=False,
-        hovertemplate="%{y} · %{x}: %{z:,}<extra></extra>",
-    )
+    heatmap = {
+        "type": "heatmap",
+        "z": grid.to_numpy(),
+        "x": list(grid.columns),
+        "y": list(grid.index),
+        "colorscale": [[0, "rgba(91,141,239,0.05)"], [1, BASE]],
+        "showscale": False,
+        "hovertemplate": "%{y} · %{x}: %{z:,}<extra></extra>",
+    }
+    layout: dict[str, Any] = {"yaxis": {"automargin": True}}
     if highlight is not None and highlight in grid.index:
         row = list(grid.index).index(highlight)
-        fig.add_shape(
-            type="rect",
-            x0=-0.5,
-            x1=len(grid.columns) - 0.5,
-            y0=row - 0.5,
-            y1=row + 0.5,
-            line={"color": ACCENT, "width": 3},
-        )
-    fig.update_yaxes(automargin=True)
-    return _layout(fig, height=max(HEIGHT, 26 * len(grid) + 60), legend=False)
+        layout["shapes"] = [
+            {
+                "type": "rect",
+                "x0": -0.5,
+                "x1": len(grid.columns) - 0.5,
+                "y0": row - 0.5,
+                "y1": row + 0.5,
+                "line": {"color": ACCENT, "width": 3},
+            }
+        ]
+    return _figure([heatmap], layout, height=max(HEIGHT, 26 * len(grid) + 60), legend=False)
 
 
 def sparkline(series: pd.DataFrame, column: str) -> list[float]:
@@ -352,24 +438,25 @@ def sparkline(series: pd.DataFrame, column: str) -> list[float]:
     return [float(v) for v in values]
 
 
-def _accent_line(fig: go.Figure, mine: pd.DataFrame, column: str, who: str, hover: str) -> None:
-    fig.add_scatter(
-        x=mine["bucket"],
-        y=mine[column],
-        name=who,
-        mode="lines+markers",
-        line={"color": ACCENT, "width": 3},
-        marker={"size": 6},
-        hovertemplate=hover + "<extra>" + who + "</extra>",
-    )
+def _accent_line(mine: pd.DataFrame, column: str, who: str, hover: str) -> dict[str, Any]:
+    return {
+        "type": "scatter",
+        "x": _values(mine["bucket"]),
+        "y": _values(mine[column]),
+        "name": who,
+        "mode": "lines+markers",
+        "line": {"color": ACCENT, "width": 3},
+        "marker": {"size": 6},
+        "hovertemplate": hover + "<extra>" + who + "</extra>",
+    }
 
 
-def _date_axis(fig: go.Figure, buckets: pd.Series) -> None:
-    """Dates on the time axis in the session's language: in Korean "12월 3일", 24-hour
+def _date_axis(buckets: pd.Series) -> dict[str, Any]:
+    """The time axis's dates in the session's language: in Korean "12월 3일", 24-hour
     "3일 15:00" below a day, "2026년 12월 3일 15:00" in the hover. English keeps Plotly's
     own labels (its catalogue entries are empty)."""
     if not t("axis.date.day"):
-        return
+        return {}
     day_ms = 86_400_000
     stops = [
         {"dtickrange": [None, day_ms], "value": t("axis.date.hour")},
@@ -379,9 +466,7 @@ def _date_axis(fig: go.Figure, buckets: pd.Series) -> None:
     ]
     times = pd.to_datetime(buckets)
     daily = len(times) > 1 and bool(((times.dt.hour == 0) & (times.dt.minute == 0)).all())
-    fig.update_xaxes(
-        tickformatstops=stops, hoverformat=t("axis.date.hover_day" if daily else "axis.date.hover")
-    )
+    return {"tickformatstops": stops, "hoverformat": t("axis.date.hover_day" if daily else "axis.date.hover")}
 
 
 def _hover_number(measure: str, field: str) -> str:
@@ -424,58 +509,70 @@ def node_lines(
 ) -> go.Figure:
     """One line per GPU node of `column` over `x`; the highlighted user's own values on
     each node as accent dots."""
-    fig = go.Figure()
     if frame.empty or frame[column].dropna().empty:
-        return _empty(fig)
+        return _empty()
     colors = node_colors(frame["node"].tolist())
-    for node, rows in frame.groupby("node", sort=True):
-        fig.add_scatter(
-            x=rows[x],
-            y=rows[column],
-            name=str(node),
-            mode="lines+markers",
-            line={"color": colors[str(node)], "width": 2},
-            marker={"size": 5},
-            opacity=DIMMED + 0.3 if who is not None else 1.0,
-            hovertemplate=hover + "<extra>%{fullData.name}</extra>",
-        )
+    traces: list[dict[str, Any]] = [
+        {
+            "type": "scatter",
+            "x": _values(rows[x]),
+            "y": _values(rows[column]),
+            "name": str(node),
+            "mode": "lines+markers",
+            "line": {"color": colors[str(node)], "width": 2},
+            "marker": {"size": 5},
+            "opacity": DIMMED + 0.3 if who is not None else 1.0,
+            "hovertemplate": hover + "<extra>%{fullData.name}</extra>",
+        }
+        for node, rows in frame.groupby("node", sort=True)
+    ]
     if who is not None and mine is not None and not mine.empty and not mine[column].dropna().empty:
-        fig.add_scatter(
-            x=mine[x],
-            y=mine[column],
-            name=who,
-            mode="markers",
-            marker={"color": ACCENT, "size": 10, "symbol": "diamond"},
-            customdata=mine["node"],
-            hovertemplate=hover + " (%{customdata})<extra>" + who + "</extra>",
+        traces.append(
+            {
+                "type": "scatter",
+                "x": _values(mine[x]),
+                "y": _values(mine[column]),
+                "name": who,
+                "mode": "markers",
+                "marker": {"color": ACCENT, "size": 10, "symbol": "diamond"},
+                "customdata": mine["node"].tolist(),
+                "hovertemplate": hover + " (%{customdata})<extra>" + who + "</extra>",
+            }
         )
-    fig.update_layout(hovermode="closest")
-    fig.update_yaxes(title=axis, rangemode="tozero")
-    if x == "bucket":
-        _date_axis(fig, frame[x])
-    return _layout(fig)
+    layout = {
+        "hovermode": "closest",
+        "yaxis": {"title": {"text": axis}, "rangemode": "tozero"},
+        "xaxis": _date_axis(frame[x]) if x == "bucket" else {},
+    }
+    return _figure(traces, layout)
 
 
 @shared
 def failures_over_time(failures: pd.DataFrame) -> go.Figure:
     """Failed requests per bucket, stacked by error class; the node in the hover text."""
-    fig = go.Figure()
     if failures.empty:
-        return _empty(fig)
+        return _empty()
     classes = sorted(failures["error_class"].unique())
     palette = (FAILURE, "#F2A541", "#C86FC9", "#8C9BB0", "#2BB5C9", "#B7A04B")
+    traces = []
     for i, error_class in enumerate(classes):
         rows = failures[failures["error_class"] == error_class]
-        fig.add_bar(
-            x=rows["bucket"],
-            y=rows["failures"],
-            name=t("failures.unknown") if error_class == "unknown" else str(error_class),
-            marker={"color": palette[i % len(palette)]},
-            customdata=rows["node"],
-            hovertemplate=t("hover.failures_on", value="%{y:,}", node="%{customdata}")
-            + "<extra>%{fullData.name}</extra>",
+        traces.append(
+            {
+                "type": "bar",
+                "x": _values(rows["bucket"]),
+                "y": _values(rows["failures"]),
+                "name": t("failures.unknown") if error_class == "unknown" else str(error_class),
+                "marker": {"color": palette[i % len(palette)]},
+                "customdata": rows["node"].tolist(),
+                "hovertemplate": t("hover.failures_on", value="%{y:,}", node="%{customdata}")
+                + "<extra>%{fullData.name}</extra>",
+            }
         )
-    fig.update_layout(barmode="stack", hovermode="closest")
-    fig.update_yaxes(title=t("axis.failures"))
-    _date_axis(fig, failures["bucket"])
-    return _layout(fig)
+    layout = {
+        "barmode": "stack",
+        "hovermode": "closest",
+        "yaxis": {"title": {"text": t("axis.failures")}},
+        "xaxis": _date_axis(failures["bucket"]),
+    }
+    return _figure(traces, layout)

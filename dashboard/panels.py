@@ -158,7 +158,7 @@ def filters_sidebar(config: Config, reader: Reader, *, with_users: bool = True) 
         end_day=end_day,
         tz=tz,
         highlight=st.session_state.get("highlight") if with_users else None,
-        by=st.session_state.get(WIDGETS["by"], "spend"),
+        by=st.session_state.get(WIDGETS["by"]) or "spend",
         lang=current_language(),
         **chosen,
     )
@@ -309,6 +309,15 @@ def models_panel(page: Page) -> None:
 
 def users_panel(page: Page) -> None:
     st.markdown(f"**{t('panel.users')}**", help=t("panel.users.hint"))
+    _users_chart(page)
+
+
+@st.fragment
+def _users_chart(page: Page) -> None:
+    """The users' bars rerun alone when their measure is switched (nothing else on the
+    page shows it); a click on a bar highlights that user everywhere: the whole page."""
+    if st.session_state.get("highlight") != page.state.highlight:
+        st.rerun()
     by = _measure_control()
     highlight = page.state.highlight
     if highlight is not None:
@@ -325,6 +334,12 @@ def peers_panel(reader: Any, page: Page, mode: str) -> None:
     if mode == "hidden":
         return
     st.markdown(f"**{t('panel.peers')}**", help=t(f"panel.peers.{mode}"))
+    _peers_chart(reader, page, mode)
+
+
+@st.fragment
+def _peers_chart(reader: Any, page: Page, mode: str) -> None:
+    """Reruns alone when its measure is switched."""
     by = _measure_control()
     peers = reader.peers(page.filters, named=mode == "named")
     st.plotly_chart(figures.user_bars(_peer_names(peers, mode), by, t("peers.you")), key="peers_chart")
@@ -346,14 +361,24 @@ def _peer_names(peers: pd.DataFrame, mode: str) -> pd.DataFrame:
 
 
 def _measure_control() -> str:
-    by = st.segmented_control(
-        t("users.by"),
-        USER_MEASURES,
-        format_func=_labels("users.by", USER_MEASURES).__getitem__,
-        key=WIDGETS["by"],
-        label_visibility="collapsed",
+    by = (
+        st.segmented_control(
+            t("users.by"),
+            USER_MEASURES,
+            format_func=_labels("users.by", USER_MEASURES).__getitem__,
+            key=WIDGETS["by"],
+            label_visibility="collapsed",
+        )
+        or "spend"
     )
-    return by or "spend"
+    view = st.session_state.get("view")
+    if isinstance(view, ViewState) and view.by != by:  # switched in a rerun of its fragment alone
+        st.session_state["view"] = replace(view, by=by)
+        if by == "spend":  # the default: links leave it out
+            st.query_params.pop("by", None)
+        else:
+            st.query_params["by"] = by
+    return by
 
 
 def _on_user_click() -> None:

@@ -18,7 +18,11 @@ def decode(value: Any) -> Any:
     if isinstance(value, dict):
         if "bdata" in value and "dtype" in value:
             array = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
-            return array.reshape(value["shape"]).tolist() if "shape" in value else array.tolist()
+            if "shape" not in value:
+                return array.tolist()
+            shape = value["shape"]  # "24, 4" as Plotly writes it, or a list
+            dims = [int(d) for d in shape.split(",")] if isinstance(shape, str) else list(shape)
+            return array.reshape(dims).tolist()
         return {key: decode(item) for key, item in value.items()}
     if isinstance(value, list):
         return [decode(item) for item in value]

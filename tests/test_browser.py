@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from dashboard import auth, figures
+from queries.runner import StoreReader
 from tests import known_store
 from tests.browser import ARTIFACTS, chart_data, chromium, streamlit_server, wait_until_rendered
+from tests.plotly_json import decode
 
 SEOUL_NOV_21 = "/?range=custom&from=2026-11-21&to=2026-11-21&by=requests"
 OTHER_CHARTS = ("tokens", "cache", "requests", "nodes", "clients", "models")
@@ -22,6 +25,24 @@ def click_bar(page: Any, key: str, label: str) -> None:
     box = bar.bounding_box()
     assert box is not None, f"no bar for {label}"
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+
+
+def bar_values(page: Any, key: str) -> dict[str, float]:
+    """Each bar's length by its label, as the chart in the page holds them now."""
+    traces = page.evaluate(
+        f"JSON.parse(JSON.stringify(document.querySelector('.st-key-{key} .js-plotly-plot')?.data || []))"
+    )  # empty while a rerun redraws the chart (its element is briefly replaced)
+    if not traces:
+        return {}
+    bars = decode(traces[0])
+    return dict(zip(bars["y"], map(float, bars["x"]), strict=True))
+
+
+def wait_for_bars(page: Any, key: str, expected: dict[str, float], timeout_s: float = 30) -> None:
+    deadline = time.monotonic() + timeout_s
+    while (shown := bar_values(page, key)) != expected:
+        assert time.monotonic() < deadline, f"{key} shows {shown}, not {expected}"
+        page.wait_for_timeout(200)
 
 
 # empty while a rerun redraws the chart (its element is briefly replaced), not an error
@@ -141,4 +162,36 @@ def test_a_student_sees_their_budget_and_no_other_name(app_url: str) -> None:
         except BaseException:
             ARTIFACTS.mkdir(exist_ok=True)
             page.screenshot(path=str(ARTIFACTS / "student-failure.png"), full_page=True)
+            raise
+
+
+def test_switching_the_users_measure_redraws_their_bars_and_the_link(app_url: str, tmp_path: Path) -> None:
+    """The measure switch reruns only the users' part of the page: its bars and the link
+    must still follow, and a click on a bar afterwards still highlights everywhere."""
+    tokens = StoreReader(tmp_path / "store").run("by_user", known_store.KST_NOV_21)
+    expected = dict(zip(tokens["user"], tokens["total_tokens"].astype(float), strict=True))
+    with chromium(viewport={"width": 1440, "height": 2400}) as page:
+        try:
+            page.goto(app_url + SEOUL_NOV_21)  # by=requests
+            sign_in(page, password=PASSWORD)
+            wait_until_rendered(page, charts=8)
+            page.locator("[data-testid='stButtonGroup']").get_by_text("Tokens", exact=True).click()
+            page.wait_for_function("() => window.location.search.includes('by=tokens')", timeout=30_000)
+            wait_for_bars(page, "user_chart", expected)  # the bars redraw after the URL changes
+            assert page.locator("[data-testid='stException']").count() == 0
+
+            click_bar(page, "user_chart", "alice")
+            page.wait_for_function(f"() => {TOKENS}.some(t => t.name === 'alice')", timeout=30_000)
+            page.wait_for_function(
+                "() => ['highlight=alice', 'by=tokens'].every(p => window.location.search.includes(p))",
+                timeout=30_000,
+            )
+
+            page.goto(page.url)  # the link as copied, in a new session: the same view
+            sign_in(page, password=PASSWORD)
+            wait_until_rendered(page, charts=8)
+            wait_for_bars(page, "user_chart", expected)
+        except BaseException:
+            ARTIFACTS.mkdir(exist_ok=True)
+            page.screenshot(path=str(ARTIFACTS / "measure-failure.png"), full_page=True)
             raise

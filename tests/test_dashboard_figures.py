@@ -7,13 +7,16 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import plotly.graph_objects as go
+import plotly.io as pio
 import pytest
 
 from dashboard import figures
-from dashboard.strings import use_language
+from dashboard.strings import Language, use_language
 from queries.runner import StoreReader
 from tests import known_store
 from tests.known_store import KST_NOV_21
+from tests.plotly_json import figure
 
 
 @pytest.fixture(scope="module")
@@ -35,8 +38,14 @@ def bob(reader: StoreReader) -> dict[str, pd.DataFrame]:
     return {name: reader.run(name, mine) for name in ("by_bucket", "by_node", "by_client", "by_model")}
 
 
+def valid(fig: Any) -> Any:
+    """The figure as Plotly reads it back from what the browser gets, checked property by
+    property: the builders write plain dicts, which Plotly does not check as they build."""
+    return go.Figure(figure(pio.to_json(fig.to_dict(), validate=False)))
+
+
 def traces(fig: Any) -> list[Any]:
-    return list(fig.data)
+    return list(valid(fig).data)
 
 
 def values(array: Any) -> list[Any]:
@@ -240,3 +249,43 @@ def test_in_korean_daily_buckets_hover_as_days_and_failures_name_the_node() -> N
     assert traces(failures)[0].hovertemplate == "%{customdata}에서 %{y:,}건<extra>%{fullData.name}</extra>"
     assert failures.layout.xaxis.hoverformat == lines.layout.xaxis.hoverformat == "%Y년 %-m월 %-d일"
     assert by_load.layout.xaxis.tickformatstops == ()  # not a date axis
+
+
+MODEL_MEASURES = ("requests", "tokens", "spend")
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+@pytest.mark.parametrize("who", [None, "bob"])
+def test_every_figure_is_valid_plotly(
+    data: dict[str, pd.DataFrame],
+    bob: dict[str, pd.DataFrame],
+    reader: StoreReader,
+    who: str | None,
+    language: Language,
+) -> None:
+    """A misspelt property would draw nothing in the browser, without an error anywhere."""
+    mine = bob if who else {}
+    nodes = {
+        name: reader.run(name, KST_NOV_21)
+        for name in ("concurrency", "latency_by_concurrency", "node_speed_by_bucket", "failures_by_bucket")
+    }
+    with use_language(language):
+        built = [
+            figures.tokens_over_time(data["by_bucket"], mine.get("by_bucket"), who),
+            figures.requests_over_time(data["by_bucket"], mine.get("by_bucket"), who),
+            figures.cache_trend(data["by_bucket"], mine.get("by_bucket"), who),
+            figures.share_bars(data["by_node"], "node", ("requests", "tokens"), mine.get("by_node"), who),
+            figures.share_bars(
+                data["by_model"], "model", ("requests", "tokens", "spend"), mine.get("by_model"), who
+            ),
+            *(figures.user_bars(data["by_user"], by, who) for by in ("spend", "tokens", "requests")),
+            figures.client_matrix(data["user_client_matrix"], who),
+            figures.node_lines(nodes["concurrency"], "peak_in_flight", "In flight"),
+            figures.node_lines(nodes["latency_by_concurrency"], "latency_p50_ms", "ms", x="in_flight"),
+            figures.node_lines(nodes["node_speed_by_bucket"], "output_tps_p50", "tps"),
+            figures.failures_over_time(nodes["failures_by_bucket"]),
+            figures.tokens_over_time(data["by_bucket"].iloc[0:0]),
+        ]
+    for fig in built:
+        checked = valid(fig)  # raises on any property Plotly does not know
+        assert checked.data or checked.layout.annotations  # something drawn, or the notice

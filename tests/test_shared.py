@@ -88,9 +88,12 @@ def test_a_new_store_is_never_answered_from_the_old_results(tmp_path: Path) -> N
 
 
 def test_a_figure_is_built_once_per_data_highlight_and_language(tmp_path: Path) -> None:
-    users = StoreReader(known_store.build(tmp_path / "store")).run("by_user", Filters(tz="UTC"))
+    reader = StoreReader(known_store.build(tmp_path / "store"))
+    users = reader.run("by_user", Filters(tz="UTC"))
     one = figures.user_bars(users, "spend", None)
-    assert figures.user_bars(users.copy(), "spend", None) is one  # equal data, same figure
+    again = reader.run("by_user", Filters(tz="UTC"))  # another session's copy of the result
+    assert again is not users
+    assert figures.user_bars(again, "spend", None) is one  # equal data, same figure
     assert figures.user_bars(users, "spend", users["user"].iloc[0]) is not one  # the highlight matters
     changed = users.assign(spend_usd=users["spend_usd"] * 2)
     assert figures.user_bars(changed, "spend", None) is not one  # so does the data
