@@ -54,6 +54,19 @@ def test_the_status_queries(store: Path, litellm: LiteLLMDatabase) -> None:
     assert later["newest_by_node"]["requests_24h"].sum() == 0
 
 
+def test_views_of_the_status_page_within_a_minute_share_one_answer(store: Path) -> None:
+    """Fifty administrators opening the page must not each cost a round of queries."""
+    reader = StoreReader(store)
+    minute = dt.datetime.now(dt.UTC).replace(second=0, microsecond=0)
+    first = etl_status(reader, minute + dt.timedelta(seconds=5))
+    misses = reader._results.misses
+    again = etl_status(reader, minute + dt.timedelta(seconds=50))
+    assert reader._results.misses == misses  # every result shared
+    assert all(again[name].equals(first[name]) for name in first)
+    etl_status(reader, minute + dt.timedelta(seconds=65))
+    assert reader._results.misses > misses  # the next minute asks again
+
+
 def test_the_status_page(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     at = open_page(store, monkeypatch, "ETL status")
     assert "ETL status" in [h.value for h in at.header]
