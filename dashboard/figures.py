@@ -203,10 +203,7 @@ def cache_trend(series: pd.DataFrame, mine: pd.DataFrame | None = None, who: str
             "opacity": DIMMED if dim else 0.85,
             "hovertemplate": t("hover.tokens", value="%{y:,}") + "<extra>%{fullData.name}</extra>",
         }
-        for column, name in (
-            ("cached_tokens", "series.cached"),
-            ("uncached_prompt_tokens", "series.uncached"),
-        )
+        for column, name in PROMPT_AREAS
     ]
     traces.append(
         {
