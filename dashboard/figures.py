@@ -125,31 +125,18 @@ def tokens_over_time(
     series: pd.DataFrame, mine: pd.DataFrame | None = None, who: str | None = None
 ) -> go.Figure:
     """Stacked bars per bucket: uncached prompt, cached prompt, answer, reasoning."""
-    if not _has_data(series, "total_tokens"):
-        return _empty()
-    dim = who is not None and mine is not None
-    buckets = _values(series["bucket"])
-    traces = [
-        {
-            "type": "bar",
-            "x": buckets,
-            "y": _values(series[kind]),
-            "name": t(f"kind.{kind}"),
-            "marker": {"color": KIND_COLORS[kind]},
-            "opacity": DIMMED if dim else 1.0,
-            "hovertemplate": t("hover.tokens", value="%{y:,}") + "<extra>%{fullData.name}</extra>",
-        }
-        for kind in KINDS
-    ]
-    if dim and mine is not None:
-        traces.append(_accent_line(mine, "total_tokens", who or "", t("hover.tokens", value="%{y:,}")))
-    layout = {
-        "barmode": "stack",
-        "hovermode": "x unified",
-        "yaxis": {"title": {"text": t("axis.tokens")}},
-        "xaxis": _date_axis(series["bucket"]),
-    }
-    return _figure(traces, layout)
+    tokens = t("hover.tokens", value="%{y:,}")
+    stacks = [(kind, t(f"kind.{kind}"), KIND_COLORS[kind]) for kind in KINDS]
+    return _stacked_over_time(
+        series,
+        "total_tokens",
+        stacks,
+        hover=tokens,
+        mine_hover=tokens,
+        axis=t("axis.tokens"),
+        mine=mine,
+        who=who,
+    )
 
 
 @shared
@@ -157,7 +144,34 @@ def requests_over_time(
     series: pd.DataFrame, mine: pd.DataFrame | None = None, who: str | None = None
 ) -> go.Figure:
     """Stacked bars per bucket: successful and failed requests."""
-    if not _has_data(series, "requests"):
+    outcomes = (("successes", BASE), ("failures", FAILURE))
+    stacks = [(column, t(f"series.{column}"), color) for column, color in outcomes]
+    return _stacked_over_time(
+        series,
+        "requests",
+        stacks,
+        hover="%{y:,}",
+        mine_hover=t("hover.requests", value="%{y:,}"),
+        axis=t("axis.requests"),
+        mine=mine,
+        who=who,
+    )
+
+
+def _stacked_over_time(
+    series: pd.DataFrame,
+    total: str,
+    stacks: list[tuple[str, str, str]],
+    *,
+    hover: str,
+    mine_hover: str,
+    axis: str,
+    mine: pd.DataFrame | None,
+    who: str | None,
+) -> go.Figure:
+    """Bars per bucket stacked from `stacks` (column, name, colour); with a highlight,
+    dimmed under the person's own `total` as an accent line."""
+    if not _has_data(series, total):
         return _empty()
     dim = who is not None and mine is not None
     buckets = _values(series["bucket"])
@@ -166,19 +180,19 @@ def requests_over_time(
             "type": "bar",
             "x": buckets,
             "y": _values(series[column]),
-            "name": t(f"series.{column}"),
+            "name": name,
             "marker": {"color": color},
             "opacity": DIMMED if dim else 1.0,
-            "hovertemplate": "%{y:,}<extra>%{fullData.name}</extra>",
+            "hovertemplate": hover + "<extra>%{fullData.name}</extra>",
         }
-        for column, color in (("successes", BASE), ("failures", FAILURE))
+        for column, name, color in stacks
     ]
     if dim and mine is not None:
-        traces.append(_accent_line(mine, "requests", who or "", t("hover.requests", value="%{y:,}")))
+        traces.append(_accent_line(mine, total, who or "", mine_hover))
     layout = {
         "barmode": "stack",
         "hovermode": "x unified",
-        "yaxis": {"title": {"text": t("axis.requests")}},
+        "yaxis": {"title": {"text": axis}},
         "xaxis": _date_axis(series["bucket"]),
     }
     return _figure(traces, layout)

@@ -33,6 +33,6 @@ def render(config: Config, reader: ScopedReader, state: ViewState) -> None:
         if config.dashboard.peers == "hidden":
             st.caption(t("panel.peers.hidden"))
         else:
-            panels.peers_panel(reader, page, config.dashboard.peers)
+            panels.peers_panel(config, reader, page)
     panels.models_panel(page)
     panels.downloads(page, DOWNLOADS)

@@ -31,7 +31,7 @@ def render(config: Config, reader: Reader, state: ViewState) -> None:
     panels.time_charts(page)
     left, right = st.columns([1, 1])
     with left, st.container(border=True):
-        panels.users_panel(page)
+        panels.users_panel(config, page)
     with right, st.container(border=True):
         panels.clients_panel(page, matrix=True)
     panels.models_panel(page)

@@ -162,12 +162,17 @@ def filters_sidebar(config: Config, reader: Reader, *, with_users: bool = True) 
         lang=current_language(),
         **chosen,
     )
+    _keep_view(config, state)
+    return state
+
+
+def _keep_view(config: Config, state: ViewState) -> None:
+    """The session's view, and the URL made to follow it."""
     st.session_state["view"] = state
-    wanted = to_params(state, default_tz=default_tz, default_lang=default_lang)
+    wanted = to_params(state, default_tz=config.dashboard.timezone, default_lang=config.dashboard.language)
     current = {key: st.query_params.get_all(key) for key in st.query_params}
     if wanted != current:
         st.query_params.from_dict(wanted)
-    return state
 
 
 def _labels(prefix: str, keys: tuple[str, ...]) -> dict[str, str]:
@@ -307,18 +312,18 @@ def models_panel(page: Page) -> None:
 # --- users, peers and the highlight -------------------------------------------------------
 
 
-def users_panel(page: Page) -> None:
+def users_panel(config: Config, page: Page) -> None:
     st.markdown(f"**{t('panel.users')}**", help=t("panel.users.hint"))
-    _users_chart(page)
+    _users_chart(config, page)
 
 
 @st.fragment
-def _users_chart(page: Page) -> None:
+def _users_chart(config: Config, page: Page) -> None:
     """The users' bars rerun alone when their measure is switched (nothing else on the
     page shows it); a click on a bar highlights that user everywhere: the whole page."""
     if st.session_state.get("highlight") != page.state.highlight:
         st.rerun()
-    by = _measure_control()
+    by = _measure_control(config)
     highlight = page.state.highlight
     if highlight is not None:
         note, clear = st.columns([3, 2], vertical_alignment="center")
@@ -328,19 +333,21 @@ def _users_chart(page: Page) -> None:
     st.plotly_chart(figure, key="user_chart", on_select=_on_user_click, selection_mode="points")
 
 
-def peers_panel(reader: Any, page: Page, mode: str) -> None:
+def peers_panel(config: Config, reader: Any, page: Page) -> None:
     """A student's place among everyone: others as "Student A, B, ..." (anonymous), by
     name (named), or no panel at all (hidden). Only totals per person reach the page."""
+    mode = config.dashboard.peers
     if mode == "hidden":
         return
     st.markdown(f"**{t('panel.peers')}**", help=t(f"panel.peers.{mode}"))
-    _peers_chart(reader, page, mode)
+    _peers_chart(config, reader, page)
 
 
 @st.fragment
-def _peers_chart(reader: Any, page: Page, mode: str) -> None:
+def _peers_chart(config: Config, reader: Any, page: Page) -> None:
     """Reruns alone when its measure is switched."""
-    by = _measure_control()
+    mode = config.dashboard.peers
+    by = _measure_control(config)
     peers = reader.peers(page.filters, named=mode == "named")
     st.plotly_chart(figures.user_bars(_peer_names(peers, mode), by, t("peers.you")), key="peers_chart")
 
@@ -360,7 +367,7 @@ def _peer_names(peers: pd.DataFrame, mode: str) -> pd.DataFrame:
     return peers.assign(user=[shown(name, bool(pd.notna(you) and you)) for name, you in users])
 
 
-def _measure_control() -> str:
+def _measure_control(config: Config) -> str:
     by = (
         st.segmented_control(
             t("users.by"),
@@ -373,11 +380,7 @@ def _measure_control() -> str:
     )
     view = st.session_state.get("view")
     if isinstance(view, ViewState) and view.by != by:  # switched in a rerun of its fragment alone
-        st.session_state["view"] = replace(view, by=by)
-        if by == "spend":  # the default: links leave it out
-            st.query_params.pop("by", None)
-        else:
-            st.query_params["by"] = by
+        _keep_view(config, replace(view, by=by))
     return by
 
 

@@ -56,16 +56,16 @@ class Shared(Generic[T]):
                 del self._pending[key]
             raise
         mine.set_result(value)
+        size = self._size(value)  # outside the lock: every session's lookups wait on it
         with self._lock:
             del self._pending[key]
-            self._keep(key, value)
+            self._keep(key, value, size)
         return self._share(value)
 
     def __len__(self) -> int:
         return len(self._done)
 
-    def _keep(self, key: Hashable, value: T) -> None:
-        size = self._size(value)
+    def _keep(self, key: Hashable, value: T, size: int) -> None:
         if self.max_size is not None and size > self.max_size // 4:
             return  # one huge value would push out everything else
         self._done[key] = (value, size)
