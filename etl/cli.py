@@ -10,10 +10,11 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from etl import doctor, health
+from etl import doctor, health, rollup
 from etl.config import load_config
-from etl.errors import EtlError, RunInProgress, StoreNotWritable
-from etl.run import run_etl
+from etl.errors import EtlError, RunInProgress, StoreCorrupt, StoreNotWritable
+from etl.run import rebuild_rollups, run_etl
+from etl.store import stored_days
 
 log = logging.getLogger("etl")
 
@@ -46,6 +47,7 @@ examples:
   python -m etl run                  # copy what is new (cron: settings from the environment)
   python -m etl run --full-refresh   # re-read everything, e.g. after naming the GPU nodes
   python -m etl doctor               # after setting up, or when runs fail: what to fix
+  python -m etl rollup               # rebuild the rollups from the day files (runs do it too)
   python -m etl COMMAND --help       # a command's options
 
 {EXIT_CODES.replace("exit codes:", "exit codes of run:", 1)}
@@ -122,6 +124,25 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--quiet", action="store_true", help="print nothing but warnings and errors")
     _add_doctor(commands)
+    rollups = commands.add_parser(
+        "rollup",
+        help="build the rollups the store lacks from its day files (every run does this by itself)",
+        description=(
+            "Build the rollups (each day's requests summed per group, what pages over long\n"
+            "ranges read) that the store lacks: after an upgrade, or a run killed between a\n"
+            "day file and its rollup. Every run does this by itself first, so this is never\n"
+            "needed; it shows progress and can be interrupted and run again at any point.\n"
+            "It reads no database."
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    rollups.add_argument(
+        "--store", metavar="DIR", help="the store directory (default: env USAGE_STORE, then ./data)"
+    )
+    rollups.add_argument(
+        "--config", metavar="FILE", help="TOML configuration file (default: env USAGE_CONFIG)"
+    )
+    rollups.add_argument("--all", action="store_true", help="rebuild every rollup, not only the missing ones")
     return parser
 
 
@@ -133,6 +154,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run(args)
         if args.command == "doctor":
             return _doctor(args)
+        if args.command == "rollup":
+            return _rollup(args)
     except EtlError as exc:
         log.error("%s", exc)
         return exc.exit_code
@@ -175,6 +198,22 @@ def _run(args: argparse.Namespace) -> int:
         )
         if not _write_metrics(args.metrics_file, done, config.store):
             return StoreNotWritable.exit_code
+    return 0
+
+
+def _rollup(args: argparse.Namespace) -> int:
+    config = load_config(args.config, source=None, store=args.store)
+    began = time.monotonic()
+    built = rebuild_rollups(
+        config.store,
+        everything=args.all,
+        progress=(lambda text: print(text, file=sys.stderr, flush=True)) if sys.stderr.isatty() else None,
+    )
+    left = [day for day in stored_days(config.store) if not rollup.current(config.store, day)]
+    print(f"rollups: {built:,} built in {time.monotonic() - began:.1f} s; {len(left):,} days without one")
+    if left:
+        log.error("the day files of %s could not be read (see above): run python -m etl doctor", left[0])
+        return StoreCorrupt.exit_code
     return 0
 
 

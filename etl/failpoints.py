@@ -12,7 +12,7 @@ import signal
 import time
 from collections import Counter
 
-POINTS = ("chunk-staged", "day-merged", "snapshots-written", "state-written")
+POINTS = ("chunk-staged", "day-merged", "rollup-written", "snapshots-written", "state-written")
 _hits: Counter[str] = Counter()
 
 

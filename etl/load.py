@@ -156,6 +156,14 @@ def _open_day(path: Path) -> pq.ParquetFile | None:
         ) from None
 
 
+def write_day(store: Path, day: dt.date, table: pa.Table) -> None:
+    """Replace the day's file with `table` (REQUESTS_FILE_SCHEMA), atomically."""
+    atomic_replace(
+        day_file(store, day),
+        lambda tmp: pq.write_table(table, tmp, row_group_size=ROW_GROUP_ROWS, **PARQUET_OPTIONS),
+    )
+
+
 def write_snapshot(path: Path, table: pa.Table) -> None:
     atomic_write_table(path, table)
 

@@ -25,7 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from sqlalchemy.engine import URL
 
-from etl import extract, load
+from etl import extract, load, rollup
 from etl.config import Config
 from etl.errors import (
     ConfigError,
@@ -109,6 +109,21 @@ def ingest_rows(config: Config, rows: Iterable[Mapping[str, Any]], *, chunk_rows
         return run.execute(lambda: run._stage_rows(rows, chunk_rows))
 
 
+def rebuild_rollups(
+    store: Path, *, everything: bool = False, progress: Callable[[str], None] | None = None
+) -> int:
+    """`python -m etl rollup`: build the rollups the store lacks (`everything`: all of
+    them anew), under the store's lock like a run; returns how many were built."""
+    if not store.is_dir():
+        raise StoreNotWritable(f"there is no store at {store}; check --store (or USAGE_STORE)")
+    _ensure_writable(store)
+    with _store_lock(store):
+        remove_leftovers(store)
+        if everything:
+            rollup.remove_all(store)
+        return rollup.ensure(store, progress)
+
+
 class _Run:
     """One run under the store's lock; its steps share the summary they fill in."""
 
@@ -133,6 +148,9 @@ class _Run:
         load.remove_staging(self.store)
         remove_leftovers(self.store)
         try:
+            # days without a current rollup: all of them on the first run after an upgrade,
+            # one a killed run left; a stat per day otherwise
+            rollup.ensure(self.store, self.progress)
             new_state = stage()
             self._merge()
             if new_state is not None:
@@ -253,6 +271,8 @@ class _Run:
             self.summary.rows_written += merged.written
             self.summary.duplicates_skipped += merged.already_stored
             failpoint("day-merged")
+            rollup.refresh(self.store, day)
+            failpoint("rollup-written")
 
     def _plan(
         self, state: State, fingerprint: str, cursor: str, info: extract.SourceInfo, ceiling: dt.datetime

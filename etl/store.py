@@ -13,6 +13,7 @@ import pyarrow as pa
 UTC_TS = pa.timestamp("us", tz="UTC")
 
 REQUESTS_DIR = "requests"
+ROLLUPS_DIR = "rollups"  # derived from the day files (etl/rollup.py); rebuilt, never edited
 DAY_FILE = "part-0.parquet"  # one file per UTC day, replaced whole by atomic rename
 KEYS_FILE = "keys.parquet"
 USERS_FILE = "users.parquet"

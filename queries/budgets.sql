@@ -1,8 +1,8 @@
 -- budgets: every key in scope with its spend against its budget, its limits and its last
 -- request; keys closest to (or over) their budget first
 WITH activity AS (
-    SELECT r.api_key_hash::VARCHAR AS api_key_hash, max(r.start_time) AS last_request
-    FROM in_scope r
+    SELECT r.api_key_hash::VARCHAR AS api_key_hash, max(r.last_start) AS last_request
+    FROM in_scope_sums r
     GROUP BY 1
 )
 SELECT

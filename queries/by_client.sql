@@ -6,6 +6,6 @@ SELECT
     metric.active_users(r) AS active_users,
     metric.share(metric.requests(r)) AS requests_share,
     metric.share(metric.total_tokens(r)) AS tokens_share
-FROM scoped r
+FROM scoped_sums r
 GROUP BY r.client
 ORDER BY requests DESC, client

@@ -8,6 +8,6 @@ SELECT
     metric.cache_hit_rate(r) AS cache_hit_rate,
     metric.share(metric.requests(r)) AS requests_share,
     metric.share(metric.total_tokens(r)) AS tokens_share
-FROM scoped r
+FROM scoped_sums r
 GROUP BY r.model_group
 ORDER BY requests DESC, model

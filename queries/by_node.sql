@@ -7,6 +7,6 @@ SELECT
     metric.spend_usd(r) AS spend_usd,
     metric.share(metric.requests(r)) AS requests_share,
     metric.share(metric.total_tokens(r)) AS tokens_share
-FROM scoped r
+FROM scoped_sums r
 GROUP BY r.node
 ORDER BY requests DESC, node

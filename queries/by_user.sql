@@ -9,6 +9,6 @@ SELECT
     metric.share(metric.requests(r)) AS requests_share,
     metric.share(metric.total_tokens(r)) AS tokens_share,
     metric.share(metric.spend_usd(r)) AS spend_share
-FROM scoped r
+FROM scoped_sums r
 GROUP BY r."user"
 ORDER BY spend_usd DESC, total_tokens DESC, "user"

@@ -6,5 +6,5 @@ WHERE api_key_hash = $key_hash
 UNION ALL
 SELECT DISTINCT r.api_key_hash::VARCHAR, r.user_id::VARCHAR, r.key_alias::VARCHAR, false, NULL::TIMESTAMPTZ,
     'requests'
-FROM in_scope r
+FROM in_scope_sums r
 WHERE r.api_key_hash::VARCHAR = $key_hash AND NOT EXISTS (SELECT 1 FROM keys_in_scope)

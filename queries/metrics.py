@@ -1,9 +1,17 @@
 """Every measure the dashboard shows, declared once: name, label, unit, SQL.
 
-Each becomes a DuckDB macro `metric.<name>(r)` over a row `r` of the `scoped` view, so
-a query writes `metric.spend_usd(r) AS spend_usd` and a card, a chart and a test all
-mean the same thing by `spend_usd`. Counts use `count(r.start_time)`, not `count(*)`,
-so that a time bucket with no requests (a LEFT JOIN's empty row) counts 0.
+Each becomes a DuckDB macro `metric.<name>(r)`, so a query writes
+`metric.spend_usd(r) AS spend_usd` and a card, a chart and a test all mean the same
+thing by `spend_usd`.
+
+Most measures are sums, and are written over PARTS: per-request values that add up
+(`n` = 1 per request, `spend_sum` = its spend, ...). The ETL stores those parts summed per
+day and group (the rollups, etl/rollup.py); the readers give every raw request the same
+columns, so one definition serves a day's rollup rows and single requests alike, and the
+two can be mixed in one query. Percentiles cannot be summed: they are written over raw
+requests only (`per_request=True`) and read from the day files of the window.
+Sums are written `coalesce(sum(...), 0)` so that a time bucket with no requests (a LEFT
+JOIN's empty row) counts 0.
 """
 
 from __future__ import annotations
@@ -13,6 +21,59 @@ from typing import Literal
 
 Unit = Literal["count", "usd", "tokens", "ratio", "ms", "tokens_per_s"]
 
+# Output speed is measured only on streamed answers long enough to time: at least
+# SPEED_MIN_TOKENS completion tokens over at least SPEED_MIN_MS after the first token
+# (a 3-token answer in 4 ms is not "750 tokens/s"). The others count as too_short.
+# Microseconds throughout: DuckDB's epoch_ms rounds, which moved requests into the next
+# 15-minute slot and made sub-millisecond generation times a division by zero.
+SPEED_MIN_TOKENS = 16
+SPEED_MIN_MS = 200
+_GENERATION_US = "(epoch_us(end_time) - epoch_us(completion_start_time))"
+_STREAMED = "coalesce(completion_start_time < end_time, false)"
+_MEASURABLE = (
+    f"completion_start_time < end_time AND completion_tokens >= {SPEED_MIN_TOKENS} "
+    f"AND {_GENERATION_US} >= {SPEED_MIN_MS * 1000}"
+)
+# Per-request values the store contract derives at query time (docs/store.md), over a
+# day file's columns.
+DERIVED = {
+    "streamed": _STREAMED,
+    "ttft_ms": "CASE WHEN completion_start_time < end_time "
+    "THEN (epoch_us(completion_start_time) - epoch_us(start_time)) / 1000.0 END",
+    "output_tps": f"CASE WHEN {_MEASURABLE} THEN completion_tokens * 1e6 / {_GENERATION_US} END",
+    "too_short": f"{_STREAMED} AND NOT coalesce({_MEASURABLE}, false)",
+    "q15": "epoch_us(start_time) // 900000000",
+}
+
+
+@dataclass(frozen=True)
+class Part:
+    """A per-request value and how values combine (`sum`, `min`, `max`)."""
+
+    name: str
+    sql: str  # over a day file's columns (and DERIVED)
+    combine: Literal["sum", "min", "max"]
+    type: str  # its DuckDB type, the same in a rollup and on a single request
+
+
+PARTS: tuple[Part, ...] = (
+    Part("n", "1", "sum", "BIGINT"),
+    Part("n_streamed", "streamed::BIGINT", "sum", "BIGINT"),
+    Part("n_too_short", "too_short::BIGINT", "sum", "BIGINT"),
+    Part("spend_sum", "spend", "sum", "DOUBLE"),
+    Part("prompt_sum", "prompt_tokens", "sum", "BIGINT"),
+    Part("cached_sum", "cached_tokens", "sum", "BIGINT"),
+    Part("completion_sum", "completion_tokens", "sum", "BIGINT"),
+    Part("reasoning_sum", "reasoning_tokens", "sum", "BIGINT"),
+    Part("duration_sum", "duration_ms", "sum", "BIGINT"),
+    Part("first_start", "start_time", "min", "TIMESTAMPTZ"),
+    Part("last_start", "start_time", "max", "TIMESTAMPTZ"),
+    Part("last_ingested", "ingested_at", "max", "TIMESTAMPTZ"),
+)
+# What a rollup row is grouped by: every dimension a filter, a grouping or a student's
+# scope uses (user_id and key_alias follow from the key; they add no rows).
+GROUPS = ("api_key_hash", "user", "user_id", "key_alias", "model_group", "node", "client", "status")
+
 
 @dataclass(frozen=True)
 class Metric:
@@ -21,46 +82,52 @@ class Metric:
     unit: Unit
     sql: str  # an aggregate over rows `r`
     description: str
+    per_request: bool = False  # True: needs single requests (a percentile), not rollups
 
 
-def _sum(column: str) -> str:
+def _sum(part: str) -> str:
     # SUM of BIGINT is HUGEINT in DuckDB (a float in pandas): keep whole numbers whole
-    return f"coalesce(sum({column}), 0)::BIGINT"
+    return f"coalesce(sum(r.{part}), 0)::BIGINT"
+
+
+def _count(condition: str | None = None) -> str:
+    where = f" FILTER (WHERE {condition})" if condition else ""
+    return f"coalesce(sum(r.n){where}, 0)::BIGINT"
 
 
 METRICS: tuple[Metric, ...] = (
-    Metric(
-        "requests", "Requests", "count", "count(r.start_time)", "Requests in the range, failed ones included."
-    ),
+    Metric("requests", "Requests", "count", _count(), "Requests in the range, failed ones included."),
     Metric(
         "failures",
         "Failures",
         "count",
-        "count(r.start_time) FILTER (WHERE r.status = 'failure')",
+        _count("r.status = 'failure'"),
         "Requests LiteLLM logged as failed.",
     ),
     Metric(
         "successes",
         "Successful requests",
         "count",
-        "count(r.start_time) FILTER (WHERE r.status = 'success')",
+        _count("r.status = 'success'"),
         "Requests LiteLLM logged as successful.",
     ),
     Metric(
         "failure_rate",
         "Failure rate",
         "ratio",
-        "count(r.start_time) FILTER (WHERE r.status = 'failure') / NULLIF(count(r.start_time), 0)",
+        _count("r.status = 'failure'") + " / NULLIF(sum(r.n), 0)",
         "Failed requests over all requests.",
     ),
     Metric(
         "success_rate",
         "Success rate",
         "ratio",
-        "count(r.start_time) FILTER (WHERE r.status = 'success') / NULLIF(count(r.start_time), 0)",
+        _count("r.status = 'success'") + " / NULLIF(sum(r.n), 0)",
         "Successful requests over all requests.",
     ),
-    Metric("spend_usd", "Spend", "usd", "coalesce(sum(r.spend), 0)", "Cost as LiteLLM priced it, in USD."),
+    Metric(
+        "spend_usd", "Spend", "usd", "coalesce(sum(r.spend_sum), 0)", "Cost as LiteLLM priced it, in USD."
+    ),
     Metric(
         "active_users",
         "Active users",
@@ -68,42 +135,40 @@ METRICS: tuple[Metric, ...] = (
         'count(DISTINCT r."user")',
         "People (or keys without an owner) with at least one request.",
     ),
-    Metric(
-        "prompt_tokens", "Prompt tokens", "tokens", _sum("r.prompt_tokens"), "Input tokens, cached included."
-    ),
+    Metric("prompt_tokens", "Prompt tokens", "tokens", _sum("prompt_sum"), "Input tokens, cached included."),
     Metric(
         "cached_tokens",
         "Cached prompt tokens",
         "tokens",
-        _sum("r.cached_tokens"),
+        _sum("cached_sum"),
         "Prompt tokens served from the server's prefix cache.",
     ),
     Metric(
         "uncached_prompt_tokens",
         "Uncached prompt tokens",
         "tokens",
-        _sum("r.prompt_tokens - r.cached_tokens"),
+        _sum("prompt_sum - r.cached_sum"),
         "Prompt tokens the server had to compute.",
     ),
     Metric(
         "completion_tokens",
         "Completion tokens",
         "tokens",
-        _sum("r.completion_tokens"),
+        _sum("completion_sum"),
         "Output tokens, reasoning included.",
     ),
     Metric(
         "reasoning_tokens",
         "Reasoning tokens",
         "tokens",
-        _sum("r.reasoning_tokens"),
+        _sum("reasoning_sum"),
         "Output tokens spent thinking (where the server reports them).",
     ),
     Metric(
         "answer_tokens",
         "Answer tokens",
         "tokens",
-        _sum("r.completion_tokens - r.reasoning_tokens"),
+        _sum("completion_sum - r.reasoning_sum"),
         "Output tokens of the answer itself: completion without reasoning.",
     ),
     Metric(
@@ -112,23 +177,30 @@ METRICS: tuple[Metric, ...] = (
         "tokens",
         # prompt + completion, not LiteLLM's total_tokens column: then the token kinds
         # always add up to the total, whatever a provider wrote in that column
-        _sum("r.prompt_tokens + r.completion_tokens"),
+        _sum("prompt_sum + r.completion_sum"),
         "Prompt and completion tokens.",
     ),
     Metric(
         "cache_hit_rate",
         "Cache hit rate",
         "ratio",
-        "sum(r.cached_tokens) / NULLIF(sum(r.prompt_tokens), 0)",
+        "sum(r.cached_sum) / NULLIF(sum(r.prompt_sum), 0)",
         "Cached prompt tokens over all prompt tokens.",
     ),
-    Metric("latency_avg_ms", "Average latency", "ms", "avg(r.duration_ms)", "Mean end-to-end request time."),
+    Metric(
+        "latency_avg_ms",
+        "Average latency",
+        "ms",
+        "sum(r.duration_sum) / NULLIF(sum(r.n), 0)",
+        "Mean end-to-end request time.",
+    ),
     Metric(
         "latency_p50_ms",
         "Median latency",
         "ms",
         "quantile_cont(r.duration_ms, 0.5)",
         "Median end-to-end request time.",
+        per_request=True,
     ),
     Metric(
         "latency_p95_ms",
@@ -136,6 +208,7 @@ METRICS: tuple[Metric, ...] = (
         "ms",
         "quantile_cont(r.duration_ms, 0.95)",
         "End-to-end time that 95 % of requests stay under.",
+        per_request=True,
     ),
     Metric(
         "prompt_p50",
@@ -143,6 +216,7 @@ METRICS: tuple[Metric, ...] = (
         "tokens",
         "quantile_cont(r.prompt_tokens, 0.5)",
         "Median prompt size in tokens.",
+        per_request=True,
     ),
     Metric(
         "prompt_p95",
@@ -150,12 +224,13 @@ METRICS: tuple[Metric, ...] = (
         "tokens",
         "quantile_cont(r.prompt_tokens, 0.95)",
         "Prompt size that 95 % of requests stay under.",
+        per_request=True,
     ),
     Metric(
         "streamed_requests",
         "Streamed requests",
         "count",
-        "count(r.start_time) FILTER (WHERE r.streamed)",
+        _sum("n_streamed"),
         "Requests answered as a stream (first token before the end).",
     ),
     Metric(
@@ -164,6 +239,7 @@ METRICS: tuple[Metric, ...] = (
         "ms",
         "quantile_cont(r.ttft_ms, 0.5)",
         "Median time from the request to its first token, streamed requests only.",
+        per_request=True,
     ),
     Metric(
         "ttft_p95_ms",
@@ -171,6 +247,7 @@ METRICS: tuple[Metric, ...] = (
         "ms",
         "quantile_cont(r.ttft_ms, 0.95)",
         "Time to first token that 95 % of streamed requests stay under.",
+        per_request=True,
     ),
     Metric(
         "output_tps_p50",
@@ -178,12 +255,13 @@ METRICS: tuple[Metric, ...] = (
         "tokens_per_s",
         "quantile_cont(r.output_tps, 0.5)",
         "Median completion tokens per second after the first token, streamed requests long enough to time.",
+        per_request=True,
     ),
     Metric(
         "speed_too_short",
         "Too short to time",
         "count",
-        "count(r.start_time) FILTER (WHERE r.too_short)",
+        _sum("n_too_short"),
         "Streamed requests left out of output speed: fewer than 16 completion tokens or under "
         "200 ms after the first token.",
     ),
@@ -193,6 +271,7 @@ METRICS: tuple[Metric, ...] = (
         "tokens_per_s",
         "quantile_cont(r.output_tps, 0.95)",
         "Output speed that only the fastest 5 % of streamed requests exceed.",
+        per_request=True,
     ),
 )
 

@@ -59,9 +59,10 @@ def etl_status(reader: Reader, now: dt.datetime) -> dict[str, pd.DataFrame]:
     # "The last 24 hours" start at a whole minute: every view of the page in the same
     # minute shares one answer (with `now` itself, each view was a new query, ~0.1 s)
     minute = now.replace(second=0, microsecond=0)
+    last_day = Filters(start=minute - dt.timedelta(hours=24), end=minute + dt.timedelta(minutes=1))
     params: dict[str, dict[str, Any]] = {
         "etl_health": {"now": minute},
         "etl_runs": {"limit": RECENT_RUNS},
-        "newest_by_node": {"now": minute},
     }
-    return {name: reader.run(name, **params.get(name, {})) for name in STATUS_QUERIES}
+    filters = {"newest_by_node": last_day}
+    return {name: reader.run(name, filters.get(name), **params.get(name, {})) for name in STATUS_QUERIES}

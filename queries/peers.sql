@@ -6,7 +6,7 @@
 -- `user` field), and a request labelled with a classmate's name must not merge the two.
 WITH marked AS (
     SELECT r.*, list_contains($own_keys::VARCHAR[], r.api_key_hash::VARCHAR) AS own
-    FROM scoped r
+    FROM scoped_sums r
 ),
 per_user AS (
     SELECT

@@ -3,11 +3,14 @@
     reader = StoreReader(store)
     reader.run("by_user", Filters.last(dt.timedelta(days=7)))
 
-Every query reads the views `scoped` (requests narrowed by the filters) and `buckets`
-(the display buckets of the range), plus the tables `facts`, `keys`, `users` and
-`etl_runs`, from an in-memory snapshot of the store (queries/snapshot.py) that is
-reloaded when the ETL changes the store. The filters are one session variable set on
-the query's own cursor; other parameters are bound by name. No SQL is ever formatted.
+Every query reads the views of queries/setup/views.sql: `scoped_sums` and
+`in_scope_sums` (the rollups, with single requests where the range covers a day in
+part), `scoped` and `overlapping` (single requests, from the day files of the range),
+`buckets` (the display buckets of the range), `keys_in_scope`, `users_in_scope` and the
+ETL's tables, over a snapshot of the store (queries/snapshot.py) that is refreshed, day
+by day, when the ETL changes the store. The filters and the window's day files are
+session variables set on the query's own cursor; other parameters are bound by name. No
+SQL is ever formatted.
 """
 
 from __future__ import annotations
@@ -17,8 +20,9 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
@@ -26,10 +30,12 @@ from typing import Any, Protocol
 
 import duckdb
 import pandas as pd
+import pyarrow as pa
 
 from queries import snapshot
 from queries.filters import Filters
 from queries.shared import Shared
+from queries.window import window
 
 log = logging.getLogger("queries")
 
@@ -74,6 +80,8 @@ class _Snapshot:
     version: tuple[tuple[str, int, int], ...]
     first: dt.datetime | None  # oldest and newest request start in the store
     last: dt.datetime | None
+    days: dict[dt.date, Path]  # the day files
+    rollup_rows: pa.Table  # every day's rollup
 
 
 WARM_RESULTS = 200  # recent result sets answered again on each new snapshot
@@ -92,6 +100,7 @@ class StoreReader:
         self._loading = False
         self._failed: tuple[tuple[tuple[str, int, int], ...], float] | None = None  # version, retry at
         self.last_error: str | None = None  # why the newest store could not be loaded, if so
+        self._rollups: dict[dt.date, snapshot.DayRollup] = {}  # kept from one snapshot to the next
         # every session's results, for as long as this snapshot serves
         self._results: Shared[pd.DataFrame] = Shared(
             max_entries=4_000 if share_results else 0,
@@ -137,7 +146,8 @@ class StoreReader:
     def _run(self, snap: _Snapshot, name: str, filters: Filters, params: Mapping[str, Any]) -> pd.DataFrame:
         """One result set, computed once per snapshot and shared by every session that
         asks for the same one (a class opening the dashboard at once asks 50 times)."""
-        variable = self._resolve(filters, snap).variable()
+        resolved = self._resolve(filters, snap)
+        variable = resolved.variable()
         key = (snap.version, name, repr(sorted(variable.items())), repr(sorted(params.items())))
         asked = repr((name, filters, filters.only_keys, sorted(params.items())))  # repr leaves keys out
         with self._recent_lock:
@@ -145,7 +155,7 @@ class StoreReader:
             self._recent.move_to_end(asked)
             while len(self._recent) > WARM_RESULTS:
                 self._recent.popitem(last=False)
-        return self._results.get(key, lambda: self._query(snap, name, variable, params))
+        return self._results.get(key, lambda: self._query(snap, name, resolved, params))
 
     def _warm(self, fresh: _Snapshot) -> None:
         """Answer on `fresh` what sessions asked for lately, before it replaces the current
@@ -164,15 +174,33 @@ class StoreReader:
             except Exception:  # the page asking for it again will see and report the error
                 log.warning("warming %s on the new snapshot failed", name, exc_info=True)
 
-    def _query(
-        self, snap: _Snapshot, name: str, variable: dict[str, Any], params: Mapping[str, Any]
-    ) -> pd.DataFrame:
+    def _query(self, snap: _Snapshot, name: str, filters: Filters, params: Mapping[str, Any]) -> pd.DataFrame:
         sql = load_sql(name)
+        with self._cursor(snap, filters) as cur:
+            return cur.execute(sql, dict(params) or None).df()
+
+    @contextmanager
+    def cursor(self, filters: Filters | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A cursor on the current snapshot with `filters` set, for SQL of one's own over
+        the same views (tests compare the two kinds of rows with it)."""
+        snap = self._snapshot()
+        with self._cursor(snap, self._resolve(filters or Filters(), snap)) as cur:
+            yield cur
+
+    @contextmanager
+    def _cursor(self, snap: _Snapshot, filters: Filters) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A cursor of its own (DuckDB runs one query at a time per cursor) with the
+        filters and the day files of their window set."""
+        assert filters.start is not None and filters.end is not None  # resolved
+        files = window(snap.days, filters.start, filters.end)
         with self._lock:
             cur = snap.con.cursor()
         try:
-            cur.execute("SET VARIABLE filters = $filters", {"filters": variable})
-            return cur.execute(sql, dict(params) or None).df()
+            cur.register("rollup_rows", snap.rollup_rows)
+            cur.execute("SET VARIABLE filters = $filters", {"filters": filters.variable()})
+            for variable, value in files.variables().items():
+                cur.execute(f"SET VARIABLE {variable} = $value", {"value": value})
+            yield cur
         finally:
             cur.close()
 
@@ -214,10 +242,11 @@ class StoreReader:
                 self._loading = False
 
     def _load(self, found: tuple[tuple[str, int, int], ...]) -> _Snapshot:
-        con = snapshot.load(self.store)
-        row = con.execute("SELECT min(start_time), max(start_time) FROM facts").fetchone()
+        con, rollup_rows = snapshot.load(self.store, self._rollups)
+        row = con.execute("SELECT min(first_start), max(last_start) FROM rollup_rows").fetchone()
         first, last = row if row else (None, None)
-        return _Snapshot(con=con, version=found, first=first, last=last)
+        days = {day: rollup.path for day, rollup in self._rollups.items()}
+        return _Snapshot(con=con, version=found, first=first, last=last, days=days, rollup_rows=rollup_rows)
 
     @staticmethod
     def _resolve(filters: Filters, snap: _Snapshot) -> Filters:

@@ -1,28 +1,28 @@
-"""An in-memory DuckDB copy of the store at one moment: what every query reads.
+"""What every query reads, at one version of the store: an in-memory DuckDB holding the
+small tables (keys, users, runs, the bookmark) and every day's rollup, with views over
+the day files themselves that each query points at the days of its window.
 
-The requests are loaded once per store version, with their dimensions typed as ENUMs
-and the derived per-request values (streamed, time to first token, output speed, the
-15-minute slot) computed once. On this 2-core machine that makes a grouped aggregate
-over a million requests ~5 ms instead of ~35 ms straight from Parquet, so the whole
-overview stays well inside its budget. The cost is memory: see the README.
+Memory follows the rollups (a few thousand rows per day), not the requests; a query that
+needs single requests reads only its window's day files (docs/architecture.md).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from etl import rollup
 from etl.errors import StoreCorrupt
 from etl.state import State, read_state
 from etl.store import (
     DAY_FILE,
     KEYS_FILE,
     KEYS_SCHEMA,
-    REQUESTS_FILE_SCHEMA,
     RUNS_FILE,
     RUNS_SCHEMA,
     STATE_FILE,
@@ -30,55 +30,13 @@ from etl.store import (
     USERS_SCHEMA,
     UTC_TS,
     requests_dir,
+    stored_days,
 )
-from queries.metrics import macro_statements
+from queries.metrics import DERIVED, GROUPS, PARTS, macro_statements
+from queries.window import empty_day
 
 SETUP_SQL = Path(__file__).parent / "setup" / "views.sql"
 
-# Dimensions with few distinct values: ENUM-typed, they group and filter as integers.
-CATEGORICAL = (
-    "user",
-    "user_id",
-    "key_alias",
-    "team_id",
-    "end_user",
-    "api_key_hash",
-    "model",
-    "model_group",
-    "model_id",
-    "provider",
-    "api_base",
-    "node",
-    "user_agent",
-    "client",
-    "call_type",
-    "status",
-    "error_class",
-)
-# Per-request values the store contract derives at query time, computed once here.
-# Microseconds throughout: DuckDB's epoch_ms rounds, which moved requests into the next
-# 15-minute slot and made sub-millisecond generation times a division by zero.
-# Output speed is measured only on streamed answers long enough to time: at least
-# SPEED_MIN_TOKENS completion tokens over at least SPEED_MIN_MS after the first token
-# (a 3-token answer in 4 ms is not "750 tokens/s"). The others count as too_short.
-SPEED_MIN_TOKENS = 16
-SPEED_MIN_MS = 200
-_GENERATION_US = "(epoch_us(end_time) - epoch_us(completion_start_time))"
-_MEASURABLE = (
-    f"completion_start_time < end_time AND completion_tokens >= {SPEED_MIN_TOKENS} "
-    f"AND {_GENERATION_US} >= {SPEED_MIN_MS * 1000}"
-)
-DERIVED = {
-    "rid": "row_number() OVER ()",  # a row's identity within the snapshot
-    "streamed": "completion_start_time < end_time",
-    "ttft_ms": "CASE WHEN completion_start_time < end_time "
-    "THEN (epoch_us(completion_start_time) - epoch_us(start_time)) / 1000.0 END",
-    "output_tps": f"CASE WHEN {_MEASURABLE} THEN completion_tokens * 1e6 / {_GENERATION_US} END",
-    "too_short": f"completion_start_time < end_time AND NOT ({_MEASURABLE})",
-    "q15": "epoch_us(start_time) // 900000000",
-}
-# Never needed by an aggregate, and the bulk of the memory: left on disk.
-LEFT_OUT = ("request_id", "session_id", "request_tags")
 BOOKMARK_SCHEMA = pa.schema(
     [
         ("source", pa.string()),
@@ -93,6 +51,7 @@ SNAPSHOT_TABLES: tuple[tuple[str, str, pa.Schema], ...] = (
     ("keys", KEYS_FILE, KEYS_SCHEMA),
     ("users", USERS_FILE, USERS_SCHEMA),
 )
+Fingerprint = tuple[int, int]  # a day file's size and modification time (etl/rollup.py)
 
 
 def day_files(store: Path) -> list[Path]:
@@ -100,7 +59,7 @@ def day_files(store: Path) -> list[Path]:
 
 
 def version(store: Path) -> tuple[tuple[str, int, int], ...]:
-    """Changes whenever the ETL replaces a file the snapshot reads."""
+    """Changes whenever the ETL replaces a file the readers read."""
     paths = [*day_files(store), *(store / file for _, file, _ in SNAPSHOT_TABLES), store / STATE_FILE]
     out = []
     for path in paths:
@@ -112,30 +71,54 @@ def version(store: Path) -> tuple[tuple[str, int, int], ...]:
     return tuple(out)
 
 
-def load(store: Path) -> duckdb.DuckDBPyConnection:
-    """A new in-memory database holding the store as it is now."""
+@dataclass(frozen=True)
+class DayRollup:
+    """A day's rollup rows, and the day file they sum."""
+
+    path: Path
+    fingerprint: Fingerprint
+    rows: pa.Table
+
+
+def day_rollup(store: Path, day: dt.date, known: DayRollup | None) -> DayRollup | None:
+    """The day's rollup: `known` while its day file is unchanged, else the ETL's rollup
+    file for the current day file, else summed here from the day file (a rollup the ETL
+    has not written yet, or one a killed run left stale). None: the day file is gone."""
+    source = rollup.Source.of(store, day)
+    if source is None:
+        return None
+    fingerprint = (source.size, source.mtime_ns)
+    if known is not None and known.fingerprint == fingerprint:
+        return known
+    path = source.rollup_path(store)
+    try:
+        rows = pq.read_table(path, schema=rollup.ROLLUP_SCHEMA)
+    except FileNotFoundError:
+        day_rows = rollup.read_day(source)
+        if day_rows is None:  # replaced while we looked: the next check picks up the new one
+            return day_rollup(store, day, None)
+        rows = rollup.summarise(day_rows, day)
+    return DayRollup(source.path, fingerprint, rows)
+
+
+def load(store: Path, rollups: dict[dt.date, DayRollup]) -> tuple[duckdb.DuckDBPyConnection, pa.Table]:
+    """A new in-memory database over the store as it is now, with the small tables copied
+    in and the views over the day files that each query points at its window; and the
+    rollup rows of every day (`rollups`, kept up to date here) as one Arrow table, which
+    every cursor registers as `rollup_rows` (a registered table is the cursor's own)."""
+    for day in set(rollups) - set(stored_days(store)):
+        del rollups[day]
+    for day in stored_days(store):
+        found = day_rollup(store, day, rollups.get(day))
+        if found is None:
+            rollups.pop(day, None)
+        else:
+            rollups[day] = found
     con = duckdb.connect()
     con.execute("SET preserve_insertion_order = false")
-    # Each file is read through one open handle: the ETL may rename a new version over a
-    # day file at any moment, and a reader that opens the path twice can mix two versions.
-    columns = [name for name in REQUESTS_FILE_SCHEMA.names if name not in LEFT_OUT]
-    tables = [_read(path, columns) for path in day_files(store)]
-    source = pa.concat_tables(tables) if tables else REQUESTS_FILE_SCHEMA.empty_table().select(columns)
-    con.register("source_rows", source)
-    casts = []
-    for column in CATEGORICAL:
-        name, enum = _quote(column), _quote(f"{column}_t")
-        con.execute(
-            f"CREATE TYPE {enum} AS ENUM (SELECT DISTINCT {name} FROM source_rows WHERE {name} IS NOT NULL)"
-        )
-        casts.append(f"{name}::{enum} AS {name}")
-    derived = [f"{sql} AS {_quote(name)}" for name, sql in DERIVED.items()]
-    con.execute(
-        f"CREATE TABLE facts AS SELECT * REPLACE ({', '.join(casts)}), {', '.join(derived)} FROM source_rows"
-    )
-    con.unregister("source_rows")
-    del source, tables
-    pa.default_memory_pool().release_unused()  # the Arrow copy is gone; give its memory back
+    tables = [rollups[day].rows for day in sorted(rollups)]
+    rollup_rows = pa.concat_tables(tables) if tables else rollup.ROLLUP_SCHEMA.empty_table()
+    con.register("rollup_rows", rollup_rows)
     for table, file, schema in SNAPSHOT_TABLES:
         path = store / file
         snapshot = _read(path, schema.names, schema) if path.is_file() else schema.empty_table()
@@ -147,19 +130,37 @@ def load(store: Path) -> duckdb.DuckDBPyConnection:
     con.unregister("bookmark_source")
     for statement in macro_statements():
         con.execute(statement)
+    # the views bind once here, on the file that stands for "no day" (queries/window.py)
+    con.execute("SET VARIABLE window_files = $f", {"f": [str(empty_day())]})
+    con.execute("SET VARIABLE edge_files = $f", {"f": [str(empty_day())]})
+    con.execute(_requests_view("requests", "window_files"))
+    con.execute(_requests_view("edge_requests", "edge_files", sums_only=True))
     con.execute(SETUP_SQL.read_text(encoding="utf-8"))
-    return con
+    return con, rollup_rows
 
 
-def _read(path: Path, columns: list[str], schema: pa.Schema = REQUESTS_FILE_SCHEMA) -> pa.Table:
+def _requests_view(name: str, files: str, *, sums_only: bool = False) -> str:
+    """Raw requests of the day files listed in the variable `files`, with the values the
+    store contract derives and every PART of a single request (so that the measures of
+    queries/metrics.py read them as they read rollup rows); `sums_only`: just the rollup
+    columns, shaped like a rollup row."""
+    derived = ", ".join(f"{sql} AS {_quote(column)}" for column, sql in DERIVED.items())
+    parts = ", ".join(f"({p.sql})::{p.type} AS {p.name}" for p in PARTS)
+    columns = ", ".join(_quote(g) for g in GROUPS) if sums_only else "*"
+    return (
+        f"CREATE VIEW {name} AS SELECT {columns}, {parts} FROM ("
+        f"SELECT *, {derived} FROM read_parquet(getvariable('{files}'), union_by_name = true))"
+    )
+
+
+def _read(path: Path, columns: list[str], schema: pa.Schema) -> pa.Table:
     """The file's `columns`, read through one open handle; a column an older store did
     not write reads as NULL (the store contract lets columns be added)."""
     with path.open("rb") as handle:
         names = set(pq.ParquetFile(handle).schema_arrow.names)
         present = [c for c in columns if c in names]
         handle.seek(0)
-        dictionaries = [c for c in CATEGORICAL if c in present]
-        table = pq.ParquetFile(handle, read_dictionary=dictionaries).read(columns=present)
+        table = pq.ParquetFile(handle).read(columns=present)
     arrays = [table[c] if c in present else pa.nulls(table.num_rows, schema.field(c).type) for c in columns]
     fields = [schema.field(c).with_type(a.type) for c, a in zip(columns, arrays, strict=True)]
     return pa.table(arrays, schema=pa.schema(fields)).cast(pa.schema([schema.field(c) for c in columns]))
@@ -190,7 +191,3 @@ def _bookmark(store: Path) -> pa.Table:
 
 def _quote(identifier: str) -> str:
     return '"' + identifier.replace('"', '""') + '"'
-
-
-def _names(identifiers: tuple[str, ...]) -> str:
-    return ", ".join(_quote(i) for i in identifiers)

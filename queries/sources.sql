@@ -7,8 +7,8 @@ SELECT
     b.cursor,
     b.start_max,
     b.full_refresh_pending,
-    (SELECT max(start_time) FROM in_scope) AS newest_request,
-    (SELECT max(ingested_at) FROM in_scope) AS newest_ingested
+    (SELECT max(last_start) FROM in_scope_sums) AS newest_request,
+    (SELECT max(last_ingested) FROM in_scope_sums) AS newest_ingested
 FROM (SELECT 1) AS one
 LEFT JOIN bookmark b ON true
 ORDER BY b.source

@@ -4,6 +4,6 @@ SELECT
     r.client::VARCHAR AS client,
     metric.requests(r) AS requests,
     metric.total_tokens(r) AS total_tokens
-FROM scoped r
+FROM scoped_sums r
 GROUP BY r."user", r.client
 ORDER BY "user", requests DESC, client

@@ -160,3 +160,39 @@ def test_a_second_run_leaves_at_once_touching_nothing(source: LiteLLMDatabase, s
     assert first.returncode == 0, err
     assert storeview.requests(store).num_rows == 1208
     assert [r["status"] for r in storeview.runs(store)] == ["ok"]
+
+
+def _totals_from_the_day_files(store: Path) -> tuple[int, float]:
+    import duckdb
+
+    files = str(store / "requests" / "date=*" / "part-0.parquet")
+    row = duckdb.connect().execute(f"SELECT count(*), sum(spend) FROM read_parquet('{files}')").fetchone()
+    assert row is not None
+    return int(row[0]), float(row[1])
+
+
+@pytest.mark.parametrize("point", ["day-merged#1", "day-merged#9"])
+def test_a_kill_between_a_day_file_and_its_rollup_never_shows_stale_numbers(
+    source: LiteLLMDatabase, reference: dict[str, Any], store: Path, point: str
+) -> None:
+    """A full refresh rewrites every day file; killed right after one is replaced, before
+    its rollup, the reader must sum that day from its file, and the next run rebuild it."""
+    from etl import rollup
+    from queries.runner import StoreReader
+
+    first = etl_cli(source, store)
+    assert first.returncode == 0, first.stderr
+    assert rollup.missing(store) == []
+    killed = etl_cli(source, store, "--full-refresh", failpoint=f"{point}=kill")
+    assert killed.returncode == -signal.SIGKILL
+    stale = rollup.missing(store)
+    assert stale, "the kill should leave a day file newer than its rollup"
+    requests, spend = _totals_from_the_day_files(store)
+    totals = StoreReader(store).run("totals").iloc[0]
+    assert (totals["requests"], totals["spend_usd"]) == (requests, pytest.approx(spend, rel=1e-9))
+    assert etl_cli(source, store).returncode == 0
+    assert rollup.missing(store) == []
+    assert len(list((store / "rollups").glob("*/*.parquet"))) == len(list((store / "requests").glob("*/*")))
+    totals = StoreReader(store).run("totals").iloc[0]
+    assert totals["requests"] == _totals_from_the_day_files(store)[0] == 1208
+    assert storeview.content(store) == reference

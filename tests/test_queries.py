@@ -19,7 +19,7 @@ from etl.config import Config
 from etl.run import ingest_rows
 from queries import snapshot
 from queries.filters import Filters, InvalidFilter
-from queries.metrics import METRICS
+from queries.metrics import BY_NAME, METRICS
 from queries.pages import overview
 from queries.runner import StoreReader, UnknownQuery, query_names
 from tests import known_store
@@ -102,11 +102,13 @@ def test_every_metric_in_the_catalogue(store: Path) -> None:
         "output_tps_p95": 400 / 3.2,
     }
     assert set(expected) == {m.name for m in METRICS}
-    con = snapshot.load(store)
-    con.execute("SET VARIABLE filters = $f", {"f": KST_NOV_21.variable()})
-    for name, value in expected.items():
-        row = con.execute(f"SELECT metric.{name}(r) FROM scoped r").fetchone()
-        assert row is not None and row[0] == pytest.approx(value), name
+    with StoreReader(store).cursor(KST_NOV_21) as cur:
+        for name, value in expected.items():
+            row = cur.execute(f"SELECT metric.{name}(r) FROM scoped r").fetchone()
+            assert row is not None and row[0] == pytest.approx(value), name
+            if not BY_NAME[name].per_request:  # the same from the rollups
+                row = cur.execute(f"SELECT metric.{name}(r) FROM scoped_sums r").fetchone()
+                assert row is not None and row[0] == pytest.approx(value), name
 
 
 def test_hourly_buckets_follow_seoul_time_and_include_empty_hours(reader: StoreReader) -> None:
@@ -229,7 +231,6 @@ EXAMPLE_PARAMS: dict[str, dict[str, Any]] = {
     "peers": {"own_keys": [], "named": False},
     "etl_health": {"now": dt.datetime(2026, 11, 22, tzinfo=dt.UTC)},
     "etl_runs": {"limit": 50},
-    "newest_by_node": {"now": dt.datetime(2026, 11, 22, tzinfo=dt.UTC)},
 }
 
 
@@ -372,9 +373,10 @@ def test_sub_millisecond_times_land_in_the_right_bucket(tmp_path: Path) -> None:
     assert one(reader.run("totals", KST_NOV_21))["requests"] == 1
     buckets = reader.run("by_bucket", KST_NOV_21)
     assert buckets["requests"].sum() == 1 and buckets.iloc[-1]["requests"] == 1  # the 23:00 hour
-    con = snapshot.load(store)
-    con.execute("SET VARIABLE filters = $f", {"f": KST_NOV_21.variable()})
-    tps = con.execute("SELECT metric.output_tps_p50(r), metric.speed_too_short(r) FROM scoped r").fetchone()
+    with reader.cursor(KST_NOV_21) as cur:
+        tps = cur.execute(
+            "SELECT metric.output_tps_p50(r), metric.speed_too_short(r) FROM scoped r"
+        ).fetchone()
     assert tps == (None, 1)
 
 

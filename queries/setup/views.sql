@@ -1,36 +1,44 @@
--- The views every query reads. The runner sets the session variable `filters` (a struct,
--- see queries/filters.py) on each query's own cursor, so the filters are applied in SQL,
--- always. Queries read these views, never the `facts` table (a test checks): a student's
--- scope (`only_keys`) is applied here, once.
+-- The views every query reads. The runner sets, on each query's own cursor, the session
+-- variable `filters` (a struct, see queries/filters.py) and the day files of its window
+-- (queries/window.py), so the filters are applied in SQL, always. Queries read these
+-- views, never the tables or the files underneath (a test checks): a student's scope
+-- (`only_keys`) is applied here, once.
+--
+-- Two kinds of rows: single requests (`requests`, from the window's day files) and sums
+-- (`scoped_sums`, `in_scope_sums`: each day's rollup rows, with single requests for the
+-- days the window covers only in part). Both carry the PARTS of queries/metrics.py, so
+-- every measure but the percentiles reads either.
 
--- in_scope: the requests this session may see at all (all of them, or a student's own)
+CREATE MACRO key_in_scope(api_key_hash) AS
+    getvariable('filters').only_keys::VARCHAR[] IS NULL
+    OR list_contains(getvariable('filters').only_keys::VARCHAR[], api_key_hash::VARCHAR);
+
+CREATE MACRO row_selected(usr, model_group, node, client, status) AS
+    (getvariable('filters').users::VARCHAR[] IS NULL
+     OR list_contains(getvariable('filters').users::VARCHAR[], usr::VARCHAR))
+    AND (getvariable('filters').models::VARCHAR[] IS NULL
+         OR list_contains(getvariable('filters').models::VARCHAR[], model_group::VARCHAR))
+    AND (getvariable('filters').nodes::VARCHAR[] IS NULL
+         OR list_contains(getvariable('filters').nodes::VARCHAR[], node::VARCHAR))
+    AND (getvariable('filters').clients::VARCHAR[] IS NULL
+         OR list_contains(getvariable('filters').clients::VARCHAR[], client::VARCHAR))
+    AND (getvariable('filters').statuses::VARCHAR[] IS NULL
+         OR list_contains(getvariable('filters').statuses::VARCHAR[], status::VARCHAR));
+
+CREATE MACRO in_range(t) AS
+    t >= getvariable('filters').range_start::TIMESTAMPTZ AND t < getvariable('filters').range_end::TIMESTAMPTZ;
+
+-- in_scope: the window's requests this session may see at all (all of them, or a student's own)
 CREATE VIEW in_scope AS
-SELECT *
-FROM facts f
-WHERE getvariable('filters').only_keys::VARCHAR[] IS NULL
-   OR list_contains(getvariable('filters').only_keys::VARCHAR[], f.api_key_hash::VARCHAR);
+SELECT * FROM requests f WHERE key_in_scope(f.api_key_hash);
 
 -- selected: those of them in the filters' dimensions (any time)
 CREATE VIEW selected AS
-SELECT *
-FROM in_scope f
-WHERE (getvariable('filters').users::VARCHAR[] IS NULL
-       OR list_contains(getvariable('filters').users::VARCHAR[], f."user"::VARCHAR))
-  AND (getvariable('filters').models::VARCHAR[] IS NULL
-       OR list_contains(getvariable('filters').models::VARCHAR[], f.model_group::VARCHAR))
-  AND (getvariable('filters').nodes::VARCHAR[] IS NULL
-       OR list_contains(getvariable('filters').nodes::VARCHAR[], f.node::VARCHAR))
-  AND (getvariable('filters').clients::VARCHAR[] IS NULL
-       OR list_contains(getvariable('filters').clients::VARCHAR[], f.client::VARCHAR))
-  AND (getvariable('filters').statuses::VARCHAR[] IS NULL
-       OR list_contains(getvariable('filters').statuses::VARCHAR[], f.status::VARCHAR));
+SELECT * FROM in_scope f WHERE row_selected(f."user", f.model_group, f.node, f.client, f.status);
 
--- scoped: the selected requests that started in the filters' time range (most queries)
+-- scoped: the selected requests that started in the filters' time range
 CREATE VIEW scoped AS
-SELECT *
-FROM selected f
-WHERE f.start_time >= getvariable('filters').range_start::TIMESTAMPTZ
-  AND f.start_time < getvariable('filters').range_end::TIMESTAMPTZ;
+SELECT * FROM selected f WHERE in_range(f.start_time);
 
 -- overlapping: the selected requests running at any moment of the range, also those that
 -- started before it or end after it (what was in flight, for concurrency)
@@ -39,6 +47,24 @@ SELECT *
 FROM selected f
 WHERE f.start_time < getvariable('filters').range_end::TIMESTAMPTZ
   AND f.end_time > getvariable('filters').range_start::TIMESTAMPTZ;
+
+-- in_scope_sums: every day's rollup rows this session may see (all time; no other filter)
+CREATE VIEW in_scope_sums AS
+SELECT * FROM rollup_rows r WHERE key_in_scope(r.api_key_hash);
+
+-- scoped_sums: what `scoped` holds, as sums: the rollup rows of the days the range covers
+-- whole, and the single requests of the days it covers in part. Same filters, same totals.
+CREATE VIEW scoped_sums AS
+SELECT * EXCLUDE (date)
+FROM in_scope_sums r
+WHERE r.date >= getvariable('whole').first::DATE AND r.date < getvariable('whole').stop::DATE
+  AND row_selected(r."user", r.model_group, r.node, r.client, r.status)
+UNION ALL BY NAME
+SELECT *
+FROM edge_requests f
+WHERE key_in_scope(f.api_key_hash)
+  AND row_selected(f."user", f.model_group, f.node, f.client, f.status)
+  AND in_range(f.first_start);
 
 -- buckets: every 15-minute slot of the range with the display bucket (the hour or day in
 -- the display time zone) it belongs to. Every UTC offset in use is a multiple of 15
@@ -75,8 +101,7 @@ FROM labelled;
 CREATE VIEW keys_in_scope AS
 SELECT *
 FROM keys k
-WHERE getvariable('filters').only_keys::VARCHAR[] IS NULL
-   OR list_contains(getvariable('filters').only_keys::VARCHAR[], k.api_key_hash);
+WHERE key_in_scope(k.api_key_hash);
 
 CREATE VIEW users_in_scope AS
 SELECT *

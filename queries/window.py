@@ -1,0 +1,71 @@
+"""Which days a query reads: the day files of its window, and which of those days its
+rollups answer whole.
+
+A window [start, end) of UTC instants covers some UTC days whole (their rollups answer
+for them) and at most two in part, its edges (their requests are read from the day
+files). Queries that need single requests (percentiles, requests in flight) read the day
+files of every day of the window, and of the day before it: a request that started then
+may still be running when the window begins.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+
+from etl.store import REQUESTS_FILE_SCHEMA
+
+DAY = dt.timedelta(days=1)
+
+
+@cache
+def empty_day() -> Path:
+    """A day file with no requests, first in every list: a list is never empty (DuckDB
+    refuses one), and every column of this version is there even when the window's files
+    come from an older store that lacked one (it then reads as NULL)."""
+    folder = Path(tempfile.mkdtemp(prefix="usage-reader-"))
+    path = folder / "empty.parquet"
+    pq.write_table(REQUESTS_FILE_SCHEMA.empty_table(), path)
+    return path
+
+
+@dataclass(frozen=True)
+class Window:
+    window_files: list[str]  # every day of [start, end), and the day before
+    edge_files: list[str]  # the days [start, end) covers only in part
+    whole_first: dt.date  # the days [whole_first, whole_stop) are covered whole
+    whole_stop: dt.date
+
+    def variables(self) -> dict[str, Any]:
+        return {
+            "window_files": self.window_files,
+            "edge_files": self.edge_files,
+            "whole": {"first": self.whole_first, "stop": self.whole_stop},
+        }
+
+
+def window(days: Mapping[dt.date, Path], start: dt.datetime, end: dt.datetime) -> Window:
+    """The files and whole days of [start, end) among the store's `days`."""
+    start, end = start.astimezone(dt.UTC), end.astimezone(dt.UTC)
+    first_day, last_day = start.date(), (end - dt.timedelta(microseconds=1)).date()
+    whole_first = first_day if _midnight(first_day) == start else first_day + DAY
+    whole_stop = end.date()  # exclusive: the day `end` falls on is whole only if end is its end
+    whole_stop = max(whole_stop, whole_first)
+    empty = str(empty_day())
+    window_files, edge_files = [empty], [empty]
+    for day in sorted(d for d in days if first_day - DAY <= d <= last_day):
+        window_files.append(str(days[day]))
+        if day >= first_day and not whole_first <= day < whole_stop:
+            edge_files.append(str(days[day]))
+    return Window(window_files, edge_files, whole_first, whole_stop)
+
+
+def _midnight(day: dt.date) -> dt.datetime:
+    return dt.datetime.combine(day, dt.time(), dt.UTC)

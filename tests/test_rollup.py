@@ -1,0 +1,192 @@
+"""Rollups: each day's requests summed per group, written by the ETL, never used stale,
+and every number read from them equal to the same query over the requests themselves."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from etl import demo, rollup
+from etl.load import write_day
+from etl.store import ROLLUPS_DIR, day_file, stored_days
+from queries.filters import Filters
+from queries.runner import StoreReader, load_sql, query_names
+from queries.window import empty_day
+
+REPO = Path(__file__).resolve().parent.parent
+NOW = dt.datetime(2026, 12, 3, 3, 0, tzinfo=dt.UTC)
+ZONES = ("UTC", "Asia/Seoul", "Asia/Kolkata", "Asia/Kathmandu", "America/New_York", "Australia/Adelaide")
+# the queries that read rollups, and the views their raw twins read instead
+SUMS = {"scoped_sums": "scoped", "in_scope_sums": "in_scope"}
+ROLLUP_QUERIES = sorted(n for n in query_names() if any(v in load_sql(n) for v in SUMS))
+PARAMS: dict[str, dict[str, Any]] = {
+    "key_lookup": {"key_hash": "0" * 64},
+    "student_keys": {"user_id": "minji.park"},
+    "peers": {"own_keys": [], "named": True},
+}
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The simulated lab's 30 days, written by the ETL's own code."""
+    store = tmp_path_factory.mktemp("rollup") / "store"
+    demo.build(store, now=NOW)
+    return store
+
+
+def test_every_day_has_a_rollup_equal_to_its_requests_summed(lab: Path) -> None:
+    assert rollup.missing(lab) == []
+    for day in stored_days(lab)[::7]:
+        source = rollup.Source.of(lab, day)
+        assert source is not None
+        stored = pq.read_table(source.rollup_path(lab)).to_pandas()
+        path = day_file(lab, day)
+        expected = (
+            duckdb.connect()
+            .execute(
+                f"""SELECT "user", node, status, count(*) AS n, sum(spend) AS spend_sum,
+                       sum(prompt_tokens) AS prompt_sum, max(start_time) AS last_start
+                FROM read_parquet('{path}') GROUP BY ALL"""
+            )
+            .df()
+        )
+        got = stored.groupby(["user", "node", "status"], as_index=False).agg(
+            n=("n", "sum"),
+            spend_sum=("spend_sum", "sum"),
+            prompt_sum=("prompt_sum", "sum"),
+            last_start=("last_start", "max"),
+        )
+        merged = expected.merge(got, on=["user", "node", "status"], suffixes=("", "_rollup"))
+        assert len(merged) == len(expected) == len(got)
+        assert (merged["n"] == merged["n_rollup"]).all()
+        assert (merged["prompt_sum"] == merged["prompt_sum_rollup"]).all()
+        assert (merged["last_start"] == merged["last_start_rollup"]).all()
+        assert (
+            (merged["spend_sum"] - merged["spend_sum_rollup"]).abs() <= 1e-9 * merged["spend_sum"].abs()
+        ).all()
+        assert stored["n"].sum() == pq.read_metadata(path).num_rows > len(stored)  # every request, fewer rows
+
+
+def test_a_rollup_older_than_its_day_file_is_never_read(lab: Path, tmp_path: Path) -> None:
+    import shutil
+
+    store = tmp_path / "store"
+    shutil.copytree(lab, store)
+    day = stored_days(store)[-3]
+    before = int(StoreReader(store).run("totals").iloc[0]["requests"])
+    table = pq.read_table(day_file(store, day))
+    write_day(store, day, table.slice(0, 10))  # the day loses rows; its rollup is now stale
+    assert rollup.missing(store) == [day]
+    lost = table.num_rows - 10
+    assert int(StoreReader(store).run("totals").iloc[0]["requests"]) == before - lost
+    rollup.ensure(store)
+    assert rollup.missing(store) == []
+    assert len(list((store / ROLLUPS_DIR / f"date={day}").iterdir())) == 1  # the old one is gone
+
+
+def test_the_rollup_command_builds_what_is_missing_resumably(lab: Path, tmp_path: Path) -> None:
+    import shutil
+
+    store = tmp_path / "store"
+    shutil.copytree(lab, store)
+    shutil.rmtree(store / ROLLUPS_DIR)  # a store from before rollups
+    expected = StoreReader(lab).run("by_user")
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "etl", "rollup", "--store", str(store), *args],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+
+    done = cli()
+    assert done.returncode == 0, done.stderr
+    days = len(stored_days(store))
+    assert f"rollups: {days:,} built" in done.stdout and "0 days without one" in done.stdout
+    again = cli()
+    assert again.returncode == 0 and "rollups: 0 built" in again.stdout  # idempotent
+    assert cli("--all").stdout.startswith(f"rollups: {days:,} built")
+    pd.testing.assert_frame_equal(StoreReader(store).run("by_user"), expected)
+    missing = cli("--store", str(tmp_path / "nowhere"))
+    assert missing.returncode == 73 and "there is no store" in missing.stderr
+
+
+def _raw_twin(reader: StoreReader, name: str, filters: Filters) -> pd.DataFrame:
+    """The same SQL file over single requests, of every day file, instead of rollups."""
+    sql = load_sql(name)
+    for sums, raw in SUMS.items():
+        sql = sql.replace(sums, raw)
+    everything = [str(empty_day()), *(str(day_file(reader.store, d)) for d in stored_days(reader.store))]
+    with reader.cursor(filters) as cur:
+        cur.execute("SET VARIABLE window_files = $f", {"f": everything})
+        return cur.execute(sql, PARAMS.get(name) or None).df()
+
+
+def assert_same(got: pd.DataFrame, expected: pd.DataFrame, label: str) -> None:
+    assert list(got.columns) == list(expected.columns), label
+    assert len(got) == len(expected), label
+    for column in got.columns:
+        for a, b in zip(got[column], expected[column], strict=True):
+            if isinstance(a, float) and isinstance(b, float) and not (math.isnan(a) and math.isnan(b)):
+                assert a == pytest.approx(b, rel=1e-9, abs=1e-12), (label, column)
+            elif not (pd.isna(a) and pd.isna(b)):
+                assert a == b, (label, column, a, b)
+
+
+@st.composite
+def filters(draw: st.DrawFn, dims: dict[str, list[str]], keys: list[str]) -> Filters:
+    first = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
+    slot = draw(st.integers(0, 34 * 96)) * dt.timedelta(minutes=15)
+    jitter = draw(
+        st.sampled_from([dt.timedelta(0), dt.timedelta(0), dt.timedelta(seconds=draw(st.integers(1, 899)))])
+    )
+    length = draw(st.sampled_from([1, 4, 24, 48, 7 * 24, 30 * 24])) * dt.timedelta(hours=1)
+    start = first + slot + jitter
+
+    def some(values: list[str]) -> tuple[str, ...]:
+        return tuple(draw(st.lists(st.sampled_from(values), max_size=2, unique=True))) if values else ()
+
+    chosen = draw(st.sampled_from(["users", "models", "nodes", "clients", "statuses", None, None]))
+    only = draw(st.sampled_from([None, None, tuple(keys[:1]), tuple(keys[2:4])]))
+    unfiltered = Filters(start=start, end=start + length, tz=draw(st.sampled_from(ZONES)), only_keys=only)
+    narrowed: dict[str, Any] = {chosen: some(dims[chosen])} if chosen else {}
+    return replace(unfiltered, **narrowed)
+
+
+def test_every_rollup_query_equals_its_twin_over_the_requests(lab: Path) -> None:
+    reader = StoreReader(lab, share_results=False)
+    dimensions = reader.run("dimensions")
+    dims = {
+        f"{d}s": sorted(dimensions.loc[dimensions["dimension"] == d, "value"])
+        for d in ("user", "model", "node", "client")
+    }
+    dims["statuses"] = ["success", "failure"]
+    keys = sorted(reader.run("budgets")["api_key_hash"])
+
+    @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(filters(dims, keys))
+    def check(f: Filters) -> None:
+        for name in ROLLUP_QUERIES:
+            assert_same(
+                reader.run(name, f, **PARAMS.get(name, {})), _raw_twin(reader, name, f), f"{name} {f}"
+            )
+
+    check()
+    assert {"totals", "by_user", "by_node", "by_client", "by_model", "peers", "dimensions"} <= set(
+        ROLLUP_QUERIES
+    )
