@@ -7,10 +7,11 @@ For each size, the synthetic store of bench/synthetic_store.py (built once, with
 rollups, under bench/out/). One process per store measures, in this order: the cold
 first overview of the last 30 days (a new reader: it loads the store's snapshot first),
 the warm overview of the last 30 days and of the whole year, the warm Nodes page of the
-last 30 days (medians), then how long a day the ETL just wrote takes to show (a new
-request is written into the newest day file and its rollup, as a run does, and the
-reader is asked until it counts it; the day is put back afterwards), and the process's
-peak RSS. Results shared between sessions are switched off: this measures the engine.
+last 30 days (medians; the ranges end at a quarter hour, as the page's rolling ones do),
+then how long a day the ETL just wrote takes to show (a new request is written into the
+newest day file and its rollup, as a run does, and the reader is asked until it counts
+it; the day is put back afterwards), and the process's peak RSS. Results shared
+between sessions are switched off: this measures the engine.
 """
 
 from __future__ import annotations
@@ -56,7 +57,8 @@ def _median_ms(job: Callable[[], object], times: int) -> tuple[float, float, flo
 def measure(store: Path, warm: int) -> dict[str, Any]:
     """One store, in this process (which must be fresh)."""
     last = stored_days(store)[-1]
-    end = dt.datetime.combine(last + dt.timedelta(days=1), dt.time(), dt.UTC)
+    # as the page asks: rolling ranges end at a quarter hour, so both ends cut a day
+    end = dt.datetime.combine(last, dt.time(14, 15), dt.UTC)
     month = Filters(start=end - dt.timedelta(days=30), end=end, tz="Asia/Seoul")
     year = Filters(start=end - dt.timedelta(days=365), end=end, tz="Asia/Seoul")
     reader = StoreReader(store, share_results=False)

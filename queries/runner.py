@@ -32,10 +32,10 @@ import duckdb
 import pandas as pd
 import pyarrow as pa
 
-from queries import snapshot
+from queries import day_cache, snapshot
 from queries.filters import Filters
 from queries.shared import Shared
-from queries.window import window
+from queries.window import empty_day, window
 
 log = logging.getLogger("queries")
 
@@ -82,6 +82,7 @@ class _Snapshot:
     last: dt.datetime | None
     days: dict[dt.date, Path]  # the day files
     rollup_rows: pa.Table  # every day's rollup
+    day_rollups: dict[dt.date, pa.Table]  # the same, by day
 
 
 WARM_RESULTS = 200  # recent result sets answered again on each new snapshot
@@ -91,9 +92,13 @@ WARM_FOR_S = 20.0  # at most this long, so that new data is never held back for 
 class StoreReader:
     """Queries over one store, safe to share between threads (Streamlit sessions)."""
 
-    def __init__(self, store: Path, *, share_results: bool = True) -> None:
-        """`share_results` False computes every result afresh (benchmarks of the engine)."""
+    def __init__(
+        self, store: Path, *, share_results: bool = True, cache_mb: int = day_cache.DEFAULT_MB
+    ) -> None:
+        """`share_results` False computes every result afresh (benchmarks of the engine);
+        `cache_mb` is what the requests of recently read days may take in memory."""
         self.store = store
+        self._days = day_cache.DayCache(cache_mb)
         self._lock = threading.Lock()
         self._current: _Snapshot | None = None
         self._checked = 0.0
@@ -192,14 +197,21 @@ class StoreReader:
         """A cursor of its own (DuckDB runs one query at a time per cursor) with the
         filters and the day files of their window set."""
         assert filters.start is not None and filters.end is not None  # resolved
-        files = window(snap.days, filters.start, filters.end)
+        days = window(snap.days, filters.start, filters.end)
+        whole = [t for day, t in snap.day_rollups.items() if days.whole_first <= day < days.whole_stop]
         with self._lock:
             cur = snap.con.cursor()
         try:
             cur.register("rollup_rows", snap.rollup_rows)
+            cur.register("window_rollups", pa.concat_tables(whole) if whole else snap.rollup_rows.slice(0, 0))
+            for name, listed in (("window", days.days), ("edge", days.edges)):
+                cached, on_disk = self._days.split(listed)
+                cur.register(
+                    f"{name}_cached", pa.concat_tables(cached) if cached else day_cache.SCHEMA.empty_table()
+                )
+                files = [str(empty_day()), *(str(path) for path in on_disk)]
+                cur.execute(f"SET VARIABLE {name}_files = $files", {"files": files})
             cur.execute("SET VARIABLE filters = $filters", {"filters": filters.variable()})
-            for variable, value in files.variables().items():
-                cur.execute(f"SET VARIABLE {variable} = $value", {"value": value})
             yield cur
         finally:
             cur.close()
@@ -246,7 +258,16 @@ class StoreReader:
         row = con.execute("SELECT min(first_start), max(last_start) FROM rollup_rows").fetchone()
         first, last = row if row else (None, None)
         days = {day: rollup.path for day, rollup in self._rollups.items()}
-        return _Snapshot(con=con, version=found, first=first, last=last, days=days, rollup_rows=rollup_rows)
+        day_rollups = {day: rollup.rows for day, rollup in self._rollups.items()}
+        return _Snapshot(
+            con=con,
+            version=found,
+            first=first,
+            last=last,
+            days=days,
+            rollup_rows=rollup_rows,
+            day_rollups=day_rollups,
+        )
 
     @staticmethod
     def _resolve(filters: Filters, snap: _Snapshot) -> Filters:

@@ -9,11 +9,13 @@ needs single requests reads only its window's day files (docs/architecture.md).
 from __future__ import annotations
 
 import datetime as dt
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from etl import rollup
@@ -32,6 +34,7 @@ from etl.store import (
     requests_dir,
     stored_days,
 )
+from queries import day_cache
 from queries.metrics import DERIVED, GROUPS, PARTS, macro_statements
 from queries.window import empty_day
 
@@ -51,6 +54,7 @@ SNAPSHOT_TABLES: tuple[tuple[str, str, pa.Schema], ...] = (
     ("keys", KEYS_FILE, KEYS_SCHEMA),
     ("users", USERS_FILE, USERS_SCHEMA),
 )
+LOAD_THREADS = 4
 Fingerprint = tuple[int, int]  # a day file's size and modification time (etl/rollup.py)
 
 
@@ -98,7 +102,16 @@ def day_rollup(store: Path, day: dt.date, known: DayRollup | None) -> DayRollup 
         if day_rows is None:  # replaced while we looked: the next check picks up the new one
             return day_rollup(store, day, None)
         rows = rollup.summarise(day_rows, day)
-    return DayRollup(source.path, fingerprint, rows)
+    return DayRollup(source.path, fingerprint, _compact(rows))
+
+
+def _compact(rows: pa.Table) -> pa.Table:
+    """The group columns dictionary-encoded: a few people, models and nodes repeated over
+    thousands of rows (a 64-character key hash in every row, otherwise)."""
+    for name in GROUPS:
+        at = rows.schema.get_field_index(name)
+        rows = rows.set_column(at, name, pc.dictionary_encode(rows[name]))
+    return rows
 
 
 def load(store: Path, rollups: dict[dt.date, DayRollup]) -> tuple[duckdb.DuckDBPyConnection, pa.Table]:
@@ -106,19 +119,23 @@ def load(store: Path, rollups: dict[dt.date, DayRollup]) -> tuple[duckdb.DuckDBP
     in and the views over the day files that each query points at its window; and the
     rollup rows of every day (`rollups`, kept up to date here) as one Arrow table, which
     every cursor registers as `rollup_rows` (a registered table is the cursor's own)."""
-    for day in set(rollups) - set(stored_days(store)):
+    days = stored_days(store)
+    for day in set(rollups) - set(days):
         del rollups[day]
-    for day in stored_days(store):
-        found = day_rollup(store, day, rollups.get(day))
-        if found is None:
-            rollups.pop(day, None)
-        else:
-            rollups[day] = found
+    # a first load reads a rollup file per day: in parallel, as reading Parquet frees the GIL
+    with ThreadPoolExecutor(LOAD_THREADS) as pool:
+        found = pool.map(lambda day: day_rollup(store, day, rollups.get(day)), days)
+        for day, day_rows in zip(days, found, strict=True):
+            if day_rows is None:
+                rollups.pop(day, None)
+            else:
+                rollups[day] = day_rows
     con = duckdb.connect()
     con.execute("SET preserve_insertion_order = false")
     tables = [rollups[day].rows for day in sorted(rollups)]
     rollup_rows = pa.concat_tables(tables) if tables else rollup.ROLLUP_SCHEMA.empty_table()
     con.register("rollup_rows", rollup_rows)
+    con.register("window_rollups", rollup_rows)  # each cursor: the whole days of its window
     for table, file, schema in SNAPSHOT_TABLES:
         path = store / file
         snapshot = _read(path, schema.names, schema) if path.is_file() else schema.empty_table()
@@ -130,27 +147,32 @@ def load(store: Path, rollups: dict[dt.date, DayRollup]) -> tuple[duckdb.DuckDBP
     con.unregister("bookmark_source")
     for statement in macro_statements():
         con.execute(statement)
-    # the views bind once here, on the file that stands for "no day" (queries/window.py)
-    con.execute("SET VARIABLE window_files = $f", {"f": [str(empty_day())]})
-    con.execute("SET VARIABLE edge_files = $f", {"f": [str(empty_day())]})
-    con.execute(_requests_view("requests", "window_files"))
-    con.execute(_requests_view("edge_requests", "edge_files", sums_only=True))
+    # the views bind once here, on nothing: each cursor registers its window's cached days
+    # and names the files of the others (queries/runner.py)
+    for name in ("window", "edge"):
+        con.register(f"{name}_cached", day_cache.SCHEMA.empty_table())
+        con.execute(f"SET VARIABLE {name}_files = $f", {"f": [str(empty_day())]})
+    con.execute(_requests_view("requests", "window"))
+    con.execute(_requests_view("edge_requests", "edge", sums_only=True))
     con.execute(SETUP_SQL.read_text(encoding="utf-8"))
     return con, rollup_rows
 
 
-def _requests_view(name: str, files: str, *, sums_only: bool = False) -> str:
-    """Raw requests of the day files listed in the variable `files`, with the values the
-    store contract derives and every PART of a single request (so that the measures of
+def _requests_view(name: str, days: str, *, sums_only: bool = False) -> str:
+    """Raw requests of some days: those in memory (the table `<days>_cached`) and those
+    read from their files (the variable `<days>_files`), with the values the store
+    contract derives and every PART of a single request (so that the measures of
     queries/metrics.py read them as they read rollup rows); `sums_only`: just the rollup
     columns, shaped like a rollup row."""
     derived = ", ".join(f"{sql} AS {_quote(column)}" for column, sql in DERIVED.items())
     parts = ", ".join(f"({p.sql})::{p.type} AS {p.name}" for p in PARTS)
     columns = ", ".join(_quote(g) for g in GROUPS) if sums_only else "*"
-    return (
-        f"CREATE VIEW {name} AS SELECT {columns}, {parts} FROM ("
-        f"SELECT *, {derived} FROM read_parquet(getvariable('{files}'), union_by_name = true))"
+    stored = ", ".join(_quote(c) for c in day_cache.COLUMNS)
+    rows = (
+        f"SELECT {stored} FROM {days}_cached UNION ALL "
+        f"SELECT {stored} FROM read_parquet(getvariable('{days}_files'), union_by_name = true)"
     )
+    return f"CREATE VIEW {name} AS SELECT {columns}, {parts} FROM (SELECT *, {derived} FROM ({rows}))"
 
 
 def _read(path: Path, columns: list[str], schema: pa.Schema) -> pa.Table:

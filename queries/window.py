@@ -16,7 +16,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 import pyarrow.parquet as pq
 
@@ -38,17 +37,10 @@ def empty_day() -> Path:
 
 @dataclass(frozen=True)
 class Window:
-    window_files: list[str]  # every day of [start, end), and the day before
-    edge_files: list[str]  # the days [start, end) covers only in part
+    days: list[tuple[dt.date, Path]]  # the day files of [start, end), and of the day before
+    edges: list[tuple[dt.date, Path]]  # those of the days [start, end) covers only in part
     whole_first: dt.date  # the days [whole_first, whole_stop) are covered whole
     whole_stop: dt.date
-
-    def variables(self) -> dict[str, Any]:
-        return {
-            "window_files": self.window_files,
-            "edge_files": self.edge_files,
-            "whole": {"first": self.whole_first, "stop": self.whole_stop},
-        }
 
 
 def window(days: Mapping[dt.date, Path], start: dt.datetime, end: dt.datetime) -> Window:
@@ -58,13 +50,9 @@ def window(days: Mapping[dt.date, Path], start: dt.datetime, end: dt.datetime) -
     whole_first = first_day if _midnight(first_day) == start else first_day + DAY
     whole_stop = end.date()  # exclusive: the day `end` falls on is whole only if end is its end
     whole_stop = max(whole_stop, whole_first)
-    empty = str(empty_day())
-    window_files, edge_files = [empty], [empty]
-    for day in sorted(d for d in days if first_day - DAY <= d <= last_day):
-        window_files.append(str(days[day]))
-        if day >= first_day and not whole_first <= day < whole_stop:
-            edge_files.append(str(days[day]))
-    return Window(window_files, edge_files, whole_first, whole_stop)
+    inside = [(day, days[day]) for day in sorted(d for d in days if first_day - DAY <= d <= last_day)]
+    edges = [(day, path) for day, path in inside if day >= first_day and not whole_first <= day < whole_stop]
+    return Window(inside, edges, whole_first, whole_stop)
 
 
 def _midnight(day: dt.date) -> dt.datetime:

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from etl import demo, rollup
 from etl.load import write_day
 from etl.store import ROLLUPS_DIR, day_file, stored_days
+from queries import day_cache
 from queries.filters import Filters
 from queries.runner import StoreReader, load_sql, query_names
 from queries.window import empty_day
@@ -133,6 +134,7 @@ def _raw_twin(reader: StoreReader, name: str, filters: Filters) -> pd.DataFrame:
         sql = sql.replace(sums, raw)
     everything = [str(empty_day()), *(str(day_file(reader.store, d)) for d in stored_days(reader.store))]
     with reader.cursor(filters) as cur:
+        cur.register("window_cached", day_cache.SCHEMA.empty_table())
         cur.execute("SET VARIABLE window_files = $f", {"f": everything})
         return cur.execute(sql, PARAMS.get(name) or None).df()
 

@@ -56,8 +56,8 @@ SELECT * FROM rollup_rows r WHERE key_in_scope(r.api_key_hash);
 -- whole, and the single requests of the days it covers in part. Same filters, same totals.
 CREATE VIEW scoped_sums AS
 SELECT * EXCLUDE (date)
-FROM in_scope_sums r
-WHERE r.date >= getvariable('whole').first::DATE AND r.date < getvariable('whole').stop::DATE
+FROM window_rollups r  -- the rollups of the days the range covers whole, no others
+WHERE key_in_scope(r.api_key_hash)
   AND row_selected(r."user", r.model_group, r.node, r.client, r.status)
 UNION ALL BY NAME
 SELECT *
