@@ -96,7 +96,7 @@ def day_rollup(store: Path, day: dt.date, known: DayRollup | None) -> DayRollup 
         return known
     path = source.rollup_path(store)
     try:
-        rows = pq.read_table(path, schema=rollup.ROLLUP_SCHEMA)
+        rows = pq.read_table(path, read_dictionary=GROUPS)
     except FileNotFoundError:
         day_rows = rollup.read_day(source)
         if day_rows is None:  # replaced while we looked: the next check picks up the new one
@@ -109,8 +109,9 @@ def _compact(rows: pa.Table) -> pa.Table:
     """The group columns dictionary-encoded: a few people, models and nodes repeated over
     thousands of rows (a 64-character key hash in every row, otherwise)."""
     for name in GROUPS:
-        at = rows.schema.get_field_index(name)
-        rows = rows.set_column(at, name, pc.dictionary_encode(rows[name]))
+        if not pa.types.is_dictionary(rows.schema.field(name).type):
+            at = rows.schema.get_field_index(name)
+            rows = rows.set_column(at, name, pc.dictionary_encode(rows[name]))
     return rows
 
 
@@ -132,6 +133,7 @@ def load(store: Path, rollups: dict[dt.date, DayRollup]) -> tuple[duckdb.DuckDBP
                 rollups[day] = day_rows
     con = duckdb.connect()
     con.execute("SET preserve_insertion_order = false")
+    pa.default_memory_pool().release_unused()  # what reading the files took and let go
     tables = [rollups[day].rows for day in sorted(rollups)]
     rollup_rows = pa.concat_tables(tables) if tables else rollup.ROLLUP_SCHEMA.empty_table()
     con.register("rollup_rows", rollup_rows)
