@@ -66,7 +66,8 @@ even create the store directory), not the database.
                  SELECT on the four tables a run reads
   store          the directory exists or can be created, and is writable; every day
                  file is readable Parquet with this version's columns; no request_id
-                 stored twice; no temporary files or .staging/ left by a killed run;
+                 stored twice; every day file has its rollup; no temporary files
+                 or .staging/ left by a killed run;
                  the run lock; state.json valid and for the configured database;
                  keys.parquet, users.parquet and etl_runs.parquet readable; the last
                  run succeeded, recently"""

@@ -25,7 +25,7 @@ import pyarrow.parquet as pq
 from psycopg import sql
 from sqlalchemy.engine import URL
 
-from etl import extract
+from etl import extract, rollup
 from etl.config import DEFAULT_STORE, Config, SourceSettings, load_config
 from etl.errors import ConfigError, SourceTableMissing, SourceUnreachable, StoreCorrupt
 from etl.run import DEFAULT_OVERLAP_MINUTES, _cursor_column
@@ -403,6 +403,7 @@ def check_store(
         directory,
         check_not_demo(store),
         *check_day_files(store),
+        check_rollups(store),
         check_temporary_files(store, lock),
         check_unexpected_files(store),
         check_staging(store, lock),
@@ -536,6 +537,20 @@ def _duplicates_check(ids: list[pa.Table]) -> Check:
         "the ETL never writes these: stop whatever else writes into the store, then run "
         "`python -m etl run --full-refresh`, which stores each request LiteLLM still has once; "
         "a copy of a request LiteLLM has deleted, or under another day, must be removed by hand",
+    )
+
+
+def check_rollups(store: Path) -> Check:
+    name = "rollups"
+    days = len(day_files(store))
+    behind = rollup.missing(store)
+    if not behind:
+        return ok(name, f"every day file ({days:,}) has its rollup")
+    return warn(
+        name,
+        f"{len(behind):,} of {days:,} days have no rollup for their current file, e.g. {behind[0]} "
+        "(pages sum those days from their files, slower, with the same numbers)",
+        "nothing to repair: the next run builds them (or python -m etl rollup now)",
     )
 
 

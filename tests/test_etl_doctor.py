@@ -164,7 +164,7 @@ def test_a_healthy_installation_is_all_ok_and_left_untouched(
     lines = result.stdout.splitlines()
     assert result.returncode == 0, result.stdout + result.stderr
     assert all(line.startswith("OK ") for line in lines[:-1]), result.stdout
-    assert lines[-1].startswith("doctor: 20 OK, 0 WARN, 0 FAIL")
+    assert lines[-1].startswith("doctor: 21 OK, 0 WARN, 0 FAIL")
     report = Report(result.returncode, lines)
     newest = migration_dirs()[-1].name
     assert f"newest migration {newest}" in report.line("schema")  # not the failed one
@@ -540,3 +540,19 @@ def test_a_demo_store_given_as_the_real_one(
     assert line.startswith("FAIL") and "is a demo store (simulated data" in line
     assert "fix: give the real store its own directory" in line
     assert run_doctor("--source", litellm.url, "--store", str(healthy[1])).line("demo store").startswith("OK")
+
+
+def test_days_without_a_current_rollup_are_a_warning_that_the_next_run_mends(tmp_path: Path) -> None:
+    from etl import doctor, rollup
+    from etl.load import write_day
+    from etl.store import day_file, stored_days
+    from tests import known_store
+
+    store = known_store.build(tmp_path / "store")
+    assert doctor.check_rollups(store).status == "OK"
+    day = stored_days(store)[0]
+    write_day(store, day, pq.read_table(day_file(store, day)))  # rewritten: its rollup is stale
+    check = doctor.check_rollups(store)
+    assert check.status == "WARN" and str(day) in check.detail and "1 of 3 days" in check.detail
+    rollup.ensure(store)
+    assert doctor.check_rollups(store).status == "OK"
