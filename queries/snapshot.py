@@ -9,6 +9,7 @@ needs single requests reads only its window's day files (docs/architecture.md).
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +38,8 @@ from etl.store import (
 from queries import day_cache
 from queries.metrics import DERIVED, GROUPS, PARTS, macro_statements
 from queries.window import empty_day
+
+log = logging.getLogger("queries")
 
 SETUP_SQL = Path(__file__).parent / "setup" / "views.sql"
 
@@ -97,7 +100,9 @@ def day_rollup(store: Path, day: dt.date, known: DayRollup | None) -> DayRollup 
     path = source.rollup_path(store)
     try:
         rows = pq.read_table(path, read_dictionary=GROUPS)
-    except FileNotFoundError:
+    except (OSError, pa.ArrowException) as exc:
+        if not isinstance(exc, FileNotFoundError):  # derived data: the day file still serves
+            log.warning("could not read the rollup %s (%s); summing its day file instead", path, exc)
         day_rows = rollup.read_day(source)
         if day_rows is None:  # replaced while we looked: the next check picks up the new one
             return day_rollup(store, day, None)

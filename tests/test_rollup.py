@@ -192,3 +192,16 @@ def test_every_rollup_query_equals_its_twin_over_the_requests(lab: Path) -> None
     assert {"totals", "by_user", "by_node", "by_client", "by_model", "peers", "dimensions"} <= set(
         ROLLUP_QUERIES
     )
+
+
+def test_a_damaged_rollup_is_replaced_by_summing_its_day_file(lab: Path, tmp_path: Path) -> None:
+    import shutil
+
+    store = tmp_path / "store"
+    shutil.copytree(lab, store)
+    expected = StoreReader(lab).run("by_user")
+    day = stored_days(store)[-2]
+    source = rollup.Source.of(store, day)
+    assert source is not None
+    source.rollup_path(store).write_bytes(b"not parquet")
+    pd.testing.assert_frame_equal(StoreReader(store).run("by_user"), expected)
