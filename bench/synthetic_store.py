@@ -36,6 +36,7 @@ from etl.store import REQUESTS_FILE_SCHEMA, UTC_TS
 OUT = Path(__file__).resolve().parent / "out"
 PEOPLE = 200
 OWNERLESS = 10  # the last keys belong to nobody (a lab server's key, a CI bot)
+LAB_ZONE = "Asia/Seoul"
 LOCAL_OFFSET_H = 9  # Asia/Seoul, no daylight saving
 # share of a day's requests per local hour 0..23
 HOURS = np.array([3, 2, 1, 1, 1, 1, 1, 2, 3, 5, 7, 8, 6, 7, 9, 9, 8, 7, 5, 5, 6, 6, 5, 4], dtype=float)
@@ -240,7 +241,7 @@ def build(rows: int, *, days: int = 365, seed: int = 7, out: Path = OUT, end: dt
             print(f"\r  day files: {i + 1}/{days}, {serial:,} requests", end="", file=sys.stderr)
     print(f"\n  {rows:,} requests in {time.monotonic() - began:.0f} s", file=sys.stderr)
     began = time.monotonic()
-    rollup.ensure(building)
+    rollup.ensure(building, LAB_ZONE)
     print(f"  rollups of {days} days in {time.monotonic() - began:.0f} s", file=sys.stderr)
     (building / "complete").write_text(f"{rows} requests, seed {seed}\n")
     shutil.rmtree(store, ignore_errors=True)

@@ -34,7 +34,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from bench.synthetic_store import build
+from bench.synthetic_store import LAB_ZONE, build
 from etl import rollup
 from etl.load import write_day
 from etl.store import day_file, stored_days
@@ -86,7 +86,7 @@ def _new_day_visible(store: Path, reader: StoreReader, day: dt.date) -> float:
         table = pq.read_table(path)
         extra = table.slice(0, 1).set_column(0, "request_id", pa.array(["bench-new-request"], pa.string()))
         write_day(store, day, pa.concat_tables([table, extra]))
-        rollup.build(store, day)
+        rollup.build(store, day, LAB_ZONE)
         written = time.perf_counter()
         while int(reader.run("store_status").iloc[0]["requests"]) != before + 1:
             if time.perf_counter() - written > 120:
@@ -95,7 +95,7 @@ def _new_day_visible(store: Path, reader: StoreReader, day: dt.date) -> float:
         return time.perf_counter() - written
     finally:
         backup.replace(path)
-        rollup.build(store, day)
+        rollup.build(store, day, LAB_ZONE)
 
 
 def main() -> None:

@@ -34,7 +34,7 @@ def main() -> None:
     st.set_page_config(page_title=t("title"), page_icon=":material/monitoring:", layout="wide")
     language.switch(config.dashboard.language)
     store = demo_mode.store_to_show(config)
-    base = reader(store)
+    base = reader(store, config.dashboard.timezone)
     demo = demo_mode.banner(store)
     identity: auth.Identity | None = st.session_state.get("identity")
     if identity is not None and identity.store is not None and identity.store != signin.store_id(store):

@@ -14,7 +14,6 @@ from etl import doctor, health, rollup
 from etl.config import load_config
 from etl.errors import EtlError, RunInProgress, StoreCorrupt, StoreNotWritable
 from etl.run import rebuild_rollups, run_etl
-from etl.store import stored_days
 
 log = logging.getLogger("etl")
 
@@ -205,12 +204,14 @@ def _run(args: argparse.Namespace) -> int:
 def _rollup(args: argparse.Namespace) -> int:
     config = load_config(args.config, source=None, store=args.store)
     began = time.monotonic()
+    zone = config.dashboard.timezone
     built = rebuild_rollups(
         config.store,
+        zone,
         everything=args.all,
         progress=(lambda text: print(text, file=sys.stderr, flush=True)) if sys.stderr.isatty() else None,
     )
-    left = [day for day in stored_days(config.store) if not rollup.current(config.store, day)]
+    left = rollup.missing(config.store, zone)
     print(f"rollups: {built:,} built in {time.monotonic() - began:.1f} s; {len(left):,} days without one")
     if left:
         log.error("the day files of %s could not be read (see above): run python -m etl doctor", left[0])

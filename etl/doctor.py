@@ -26,7 +26,7 @@ from psycopg import sql
 from sqlalchemy.engine import URL
 
 from etl import extract, rollup
-from etl.config import DEFAULT_STORE, Config, SourceSettings, load_config
+from etl.config import DEFAULT_STORE, Config, DashboardSettings, SourceSettings, load_config
 from etl.errors import ConfigError, SourceTableMissing, SourceUnreachable, StoreCorrupt
 from etl.run import DEFAULT_OVERLAP_MINUTES, _cursor_column
 from etl.state import read_state
@@ -102,7 +102,7 @@ def diagnose(
     db_checks, url, cursor = check_database(config, _source_origin(source, env))
     checks += db_checks
     fingerprint = extract.source_fingerprint(url) if url is not None else None
-    checks += check_store(config.store, fingerprint, cursor, config.dashboard.stale_after_minutes, now)
+    checks += check_store(config.store, fingerprint, cursor, config.dashboard, now)
     return checks
 
 
@@ -391,7 +391,7 @@ def check_store(
     store: Path,
     fingerprint: str | None,
     cursor: str | None,
-    stale_after_minutes: float,
+    dashboard: DashboardSettings,
     now: dt.datetime,
 ) -> list[Check]:
     directory = check_directory(store)
@@ -403,7 +403,7 @@ def check_store(
         directory,
         check_not_demo(store),
         *check_day_files(store),
-        check_rollups(store),
+        check_rollups(store, dashboard.timezone),
         check_temporary_files(store, lock),
         check_unexpected_files(store),
         check_staging(store, lock),
@@ -412,7 +412,7 @@ def check_store(
         check_snapshot(store, KEYS_FILE, KEYS_SCHEMA),
         check_snapshot(store, USERS_FILE, USERS_SCHEMA),
         runs_check,
-        check_last_run(runs, stale_after_minutes, now),
+        check_last_run(runs, dashboard.stale_after_minutes, now),
     ]
 
 
@@ -540,10 +540,10 @@ def _duplicates_check(ids: list[pa.Table]) -> Check:
     )
 
 
-def check_rollups(store: Path) -> Check:
+def check_rollups(store: Path, zone: str) -> Check:
     name = "rollups"
     days = len(day_files(store))
-    behind = rollup.missing(store)
+    behind = rollup.missing(store, zone)
     if not behind:
         return ok(name, f"every day file ({days:,}) has its rollup")
     return warn(

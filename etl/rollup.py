@@ -12,6 +12,11 @@ source of truth; a rollup can always be rebuilt from it (`python -m etl rollup`)
 A rollup row is one UTC day and one combination of the GROUPS of `queries/metrics.py`,
 with every PART of that file summed (or its min / max): the measures come from there,
 not from a list of their own.
+
+Beside it, the day's series, `series-v<format>-<zone>-<size>-<mtime_ns>.parquet`: the
+same parts per local date in the lab's display zone (`dashboard.timezone`), status and
+latency bin (the logarithmic bins of queries/metrics.py), without the other groups. It
+gives the lab's daily buckets and median latency without reading requests.
 """
 
 from __future__ import annotations
@@ -31,12 +36,13 @@ import pyarrow.parquet as pq
 
 from etl.files import atomic_write_table, fsync_dir
 from etl.store import REQUESTS_FILE_SCHEMA, ROLLUPS_DIR, UTC_TS, day_file, stored_days
-from queries.metrics import DERIVED, GROUPS, PARTS
+from queries.metrics import DERIVED, GROUPS, HIST_MACROS, PARTS
 
 log = logging.getLogger("etl")
 
 FORMAT = 1  # bump when the rollup's columns or meaning change: older rollups are rebuilt
 PREFIX = "rollup-"
+SERIES_PREFIX = "series-"
 
 # the day file's columns a rollup reads
 _COLUMNS = sorted(
@@ -53,6 +59,17 @@ FROM (SELECT *, {", ".join(f"{sql} AS {name}" for name, sql in DERIVED.items())}
 GROUP BY ALL
 ORDER BY ALL
 """
+SERIES_SQL = f"""
+SELECT
+    $day::DATE AS date,
+    (start_time AT TIME ZONE $zone)::DATE AS local_date,
+    status,
+    hist_bin(duration_ms) AS latency_bin,
+    {", ".join(f"{p.combine}({p.sql})::{p.type} AS {p.name}" for p in PARTS)}
+FROM (SELECT *, {", ".join(f"{sql} AS {name}" for name, sql in DERIVED.items())} FROM day_rows)
+GROUP BY ALL
+ORDER BY ALL
+"""
 
 
 _ARROW_TYPES = {"BIGINT": pa.int64(), "DOUBLE": pa.float64(), "TIMESTAMPTZ": UTC_TS}
@@ -60,6 +77,15 @@ ROLLUP_SCHEMA = pa.schema(
     [
         ("date", pa.date32()),
         *((g, REQUESTS_FILE_SCHEMA.field(g).type) for g in GROUPS),
+        *((p.name, _ARROW_TYPES[p.type]) for p in PARTS),
+    ]
+)
+SERIES_SCHEMA = pa.schema(
+    [
+        ("date", pa.date32()),
+        ("local_date", pa.date32()),
+        ("status", pa.string()),
+        ("latency_bin", pa.int32()),
         *((p.name, _ARROW_TYPES[p.type]) for p in PARTS),
     ]
 )
@@ -86,6 +112,24 @@ class Source:
     def rollup_path(self, store: Path) -> Path:
         return rollup_dir(store, self.day) / f"{PREFIX}v{FORMAT}-{self.size}-{self.mtime_ns}.parquet"
 
+    def series_path(self, store: Path, zone: str) -> Path:
+        name = f"{SERIES_PREFIX}v{FORMAT}-{zone_name(zone)}-{self.size}-{self.mtime_ns}.parquet"
+        return rollup_dir(store, self.day) / name
+
+    def series_paths(self, store: Path) -> dict[str, Path]:
+        """This day file's series, by zone (one, unless the display zone changed)."""
+        pattern = f"{SERIES_PREFIX}v{FORMAT}-*-{self.size}-{self.mtime_ns}.parquet"
+        found = {}
+        for path in rollup_dir(store, self.day).glob(pattern):
+            zone = path.name.removeprefix(f"{SERIES_PREFIX}v{FORMAT}-").rsplit("-", 2)[0]
+            found[zone.replace("~", "/")] = path
+        return found
+
+
+def zone_name(zone: str) -> str:
+    """A time zone in a file name (IANA names hold letters, digits, _ + - and /)."""
+    return zone.replace("/", "~")
+
 
 def rollup_dir(store: Path, day: dt.date) -> Path:
     return store / ROLLUPS_DIR / f"date={day.isoformat()}"
@@ -96,13 +140,24 @@ _local = threading.local()  # one DuckDB per thread: opening one costs more than
 
 def summarise(rows: pa.Table, day: dt.date) -> pa.Table:
     """The rollup of one day's requests (a day file's columns, at least _COLUMNS)."""
+    return _summed(ROLLUP_SQL, rows, {"day": day}).cast(ROLLUP_SCHEMA)
+
+
+def series(rows: pa.Table, day: dt.date, zone: str) -> pa.Table:
+    """The series of one day's requests in the display zone `zone`."""
+    return _summed(SERIES_SQL, rows, {"day": day, "zone": zone}).cast(SERIES_SCHEMA)
+
+
+def _summed(sql: str, rows: pa.Table, params: dict[str, object]) -> pa.Table:
     con: duckdb.DuckDBPyConnection | None = getattr(_local, "con", None)
     if con is None:
         con = _local.con = duckdb.connect()
         con.execute("SET threads = 1")  # a day is small; readers sum several at once
+        for statement in HIST_MACROS:
+            con.execute(statement)
     con.register("day_rows", rows)
     try:
-        return con.sql(ROLLUP_SQL, params={"day": day}).to_arrow_table().cast(ROLLUP_SCHEMA)
+        return con.sql(sql, params=params).to_arrow_table()
     finally:
         con.unregister("day_rows")
 
@@ -120,9 +175,10 @@ def read_day(source: Source) -> pa.Table | None:
         return None
 
 
-def build(store: Path, day: dt.date) -> Path | None:
-    """Write the rollup of `day`'s current file (the ETL, under the store's lock), and
-    remove the day's older rollups. None when the day has no file."""
+def build(store: Path, day: dt.date, zone: str) -> Path | None:
+    """Write the rollup and the series (in display zone `zone`) of `day`'s current file
+    (the ETL, under the store's lock), and remove the day's older ones. None when the day
+    has no file."""
     source = Source.of(store, day)
     if source is None:
         return None
@@ -131,47 +187,55 @@ def build(store: Path, day: dt.date) -> Path | None:
         return None
     target = source.rollup_path(store)
     atomic_write_table(target, summarise(rows, day))
-    for old in target.parent.glob(f"{PREFIX}*.parquet"):
-        if old != target:
+    timeline = source.series_path(store, zone)
+    atomic_write_table(timeline, series(rows, day, zone))
+    for old in [*target.parent.glob(f"{PREFIX}*.parquet"), *target.parent.glob(f"{SERIES_PREFIX}*.parquet")]:
+        if old not in (target, timeline):
             old.unlink(missing_ok=True)
     fsync_dir(target.parent)
     return target
 
 
 def remove_all(store: Path) -> None:
-    """Delete every rollup (they are rebuilt from the day files)."""
-    for path in (store / ROLLUPS_DIR).glob(f"date=*/{PREFIX}*.parquet"):
-        path.unlink(missing_ok=True)
+    """Delete every rollup and series (they are rebuilt from the day files)."""
+    for prefix in (PREFIX, SERIES_PREFIX):
+        for path in (store / ROLLUPS_DIR).glob(f"date=*/{prefix}*.parquet"):
+            path.unlink(missing_ok=True)
 
 
-def current(store: Path, day: dt.date) -> bool:
-    """Whether the day's file has its rollup (a few stat calls, no file read)."""
+def current(store: Path, day: dt.date, zone: str) -> bool:
+    """Whether the day's file has its rollup and its series in `zone` (a few stat calls,
+    no file read)."""
     source = Source.of(store, day)
-    return source is None or source.rollup_path(store).is_file()
+    return source is None or (
+        source.rollup_path(store).is_file() and source.series_path(store, zone).is_file()
+    )
 
 
-def missing(store: Path) -> list[dt.date]:
-    """The days whose file has no current rollup."""
-    return [day for day in stored_days(store) if not current(store, day)]
+def missing(store: Path, zone: str) -> list[dt.date]:
+    """The days whose file has no current rollup or series."""
+    return [day for day in stored_days(store) if not current(store, day, zone)]
 
 
-def refresh(store: Path, day: dt.date) -> bool:
-    """Build the day's rollup unless it is current; True if one was built."""
-    if current(store, day):
+def refresh(store: Path, day: dt.date, zone: str) -> bool:
+    """Build the day's rollup and series unless they are current; True if built."""
+    if current(store, day, zone):
         return False
-    return build(store, day) is not None
+    return build(store, day, zone) is not None
 
 
-def ensure(store: Path, progress: Callable[[str], None] | None = None, every_s: float = 2.0) -> int:
+def ensure(
+    store: Path, zone: str, progress: Callable[[str], None] | None = None, every_s: float = 2.0
+) -> int:
     """Build every missing rollup (never built, built by an older version, or the day file
     changed after it); returns how many. Idempotent, and resumable: what a killed call
     built stays built. A day file that cannot be read is named in a warning and skipped:
     readers sum it themselves if they can, and `python -m etl doctor` reports it."""
-    days = missing(store)
+    days = missing(store, zone)
     built, reported = 0, time.monotonic()
     for i, day in enumerate(days, 1):
         try:
-            built += build(store, day) is not None
+            built += build(store, day, zone) is not None
         except (OSError, pa.ArrowException, duckdb.Error) as exc:
             log.warning("could not build the rollup of %s from %s: %s", day, day_file(store, day), exc)
         if progress and (time.monotonic() - reported >= every_s or i == len(days)):

@@ -110,7 +110,7 @@ def ingest_rows(config: Config, rows: Iterable[Mapping[str, Any]], *, chunk_rows
 
 
 def rebuild_rollups(
-    store: Path, *, everything: bool = False, progress: Callable[[str], None] | None = None
+    store: Path, zone: str, *, everything: bool = False, progress: Callable[[str], None] | None = None
 ) -> int:
     """`python -m etl rollup`: build the rollups the store lacks (`everything`: all of
     them anew), under the store's lock like a run; returns how many were built."""
@@ -121,7 +121,7 @@ def rebuild_rollups(
         remove_leftovers(store)
         if everything:
             rollup.remove_all(store)
-        return rollup.ensure(store, progress)
+        return rollup.ensure(store, zone, progress)
 
 
 class _Run:
@@ -150,7 +150,7 @@ class _Run:
         try:
             # days without a current rollup: all of them on the first run after an upgrade,
             # one a killed run left; a stat per day otherwise
-            rollup.ensure(self.store, self.progress)
+            rollup.ensure(self.store, self.config.dashboard.timezone, self.progress)
             new_state = stage()
             self._merge()
             if new_state is not None:
@@ -271,7 +271,7 @@ class _Run:
             self.summary.rows_written += merged.written
             self.summary.duplicates_skipped += merged.already_stored
             failpoint("day-merged")
-            rollup.refresh(self.store, day)
+            rollup.refresh(self.store, day, self.config.dashboard.timezone)
             failpoint("rollup-written")
 
     def _plan(

@@ -278,6 +278,26 @@ METRICS: tuple[Metric, ...] = (
 BY_NAME: dict[str, Metric] = {m.name: m for m in METRICS}
 
 
+# Latency percentiles from rollups: each request's duration falls in a bin of a fixed
+# logarithmic scale, and a bin stands for the value 2 g^b / (g + 1), within HIST_ACCURACY
+# (relative) of every duration in it (DDSketch's mapping). Rollups count requests per
+# bin; a percentile is then found among bins as among requests, interpolated the same
+# way as quantile_cont, so it is within HIST_ACCURACY of the exact one.
+HIST_ACCURACY = 0.01
+HIST_GAMMA = (1 + HIST_ACCURACY) / (1 - HIST_ACCURACY)
+_HIST_SHIFT = 100_000  # keeps bins of positive values positive, of negative ones negative
+HIST_MACROS = (
+    "CREATE OR REPLACE MACRO hist_bin(x) AS CASE "
+    f"WHEN x > 0 THEN ceil(ln(x) / ln({HIST_GAMMA!r}))::INTEGER + {_HIST_SHIFT} "
+    f"WHEN x < 0 THEN -(ceil(ln(-x) / ln({HIST_GAMMA!r}))::INTEGER + {_HIST_SHIFT}) "
+    "WHEN x = 0 THEN 0 END",
+    "CREATE OR REPLACE MACRO hist_value(b) AS CASE "
+    f"WHEN b > 0 THEN 2 * pow({HIST_GAMMA!r}, b - {_HIST_SHIFT}) / {HIST_GAMMA + 1!r} "
+    f"WHEN b < 0 THEN -2 * pow({HIST_GAMMA!r}, -b - {_HIST_SHIFT}) / {HIST_GAMMA + 1!r} "
+    "WHEN b = 0 THEN 0.0 END",
+)
+
+
 # One more macro, not a measure: a group's part of the whole, e.g.
 # metric.share(metric.requests(r)) AS requests_share
 SHARE = "CREATE OR REPLACE MACRO metric.share(value) AS value / NULLIF(sum(value) OVER (), 0)"
@@ -289,4 +309,5 @@ def macro_statements() -> list[str]:
         "CREATE SCHEMA IF NOT EXISTS metric",
         *(f"CREATE OR REPLACE MACRO metric.{m.name}(r) AS {m.sql}" for m in METRICS),
         SHARE,
+        *HIST_MACROS,
     ]

@@ -32,10 +32,12 @@ import duckdb
 import pandas as pd
 import pyarrow as pa
 
+from etl.config import DEFAULT_TIMEZONE
+from etl.rollup import SERIES_SCHEMA
 from queries import day_cache, snapshot
 from queries.filters import Filters
 from queries.shared import Shared
-from queries.window import empty_day, window
+from queries.window import empty_day, plan, query_for, window
 
 log = logging.getLogger("queries")
 
@@ -83,6 +85,8 @@ class _Snapshot:
     days: dict[dt.date, Path]  # the day files
     rollup_rows: pa.Table  # every day's rollup
     day_rollups: dict[dt.date, pa.Table]  # the same, by day
+    day_series: dict[dt.date, pa.Table]  # each day's series
+    series_zone: str | None  # the zone of every day's series (None: not all the same)
 
 
 WARM_RESULTS = 200  # recent result sets answered again on each new snapshot
@@ -93,11 +97,18 @@ class StoreReader:
     """Queries over one store, safe to share between threads (Streamlit sessions)."""
 
     def __init__(
-        self, store: Path, *, share_results: bool = True, cache_mb: int = day_cache.DEFAULT_MB
+        self,
+        store: Path,
+        *,
+        share_results: bool = True,
+        cache_mb: int = day_cache.DEFAULT_MB,
+        zone: str = DEFAULT_TIMEZONE,
     ) -> None:
         """`share_results` False computes every result afresh (benchmarks of the engine);
-        `cache_mb` is what the requests of recently read days may take in memory."""
+        `cache_mb` is what the requests of recently read days may take in memory; `zone`
+        is the lab's display zone (`dashboard.timezone`), whose daily series the ETL keeps."""
         self.store = store
+        self.zone = zone
         self._days = day_cache.DayCache(cache_mb)
         self._lock = threading.Lock()
         self._current: _Snapshot | None = None
@@ -180,7 +191,7 @@ class StoreReader:
                 log.warning("warming %s on the new snapshot failed", name, exc_info=True)
 
     def _query(self, snap: _Snapshot, name: str, filters: Filters, params: Mapping[str, Any]) -> pd.DataFrame:
-        sql = load_sql(name)
+        sql = load_sql(query_for(name, filters, snap.series_zone))
         with self._cursor(snap, filters) as cur:
             return cur.execute(sql, dict(params) or None).df()
 
@@ -204,6 +215,8 @@ class StoreReader:
         try:
             cur.register("rollup_rows", snap.rollup_rows)
             cur.register("window_rollups", pa.concat_tables(whole) if whole else snap.rollup_rows.slice(0, 0))
+            series = [t for day, t in snap.day_series.items() if days.whole_first <= day < days.whole_stop]
+            cur.register("window_series", pa.concat_tables(series) if series else SERIES_SCHEMA.empty_table())
             for name, listed in (("window", days.days), ("edge", days.edges)):
                 cached, on_disk = self._days.split(listed)
                 cur.register(
@@ -212,6 +225,7 @@ class StoreReader:
                 files = [str(empty_day()), *(str(path) for path in on_disk)]
                 cur.execute(f"SET VARIABLE {name}_files = $files", {"files": files})
             cur.execute("SET VARIABLE filters = $filters", {"filters": filters.variable()})
+            cur.execute("SET VARIABLE plan = $plan", {"plan": plan(filters, snap.series_zone)})
             yield cur
         finally:
             cur.close()
@@ -254,11 +268,12 @@ class StoreReader:
                 self._loading = False
 
     def _load(self, found: tuple[tuple[str, int, int], ...]) -> _Snapshot:
-        con, rollup_rows = snapshot.load(self.store, self._rollups)
+        con, rollup_rows = snapshot.load(self.store, self._rollups, self.zone)
         row = con.execute("SELECT min(first_start), max(last_start) FROM rollup_rows").fetchone()
         first, last = row if row else (None, None)
         days = {day: rollup.path for day, rollup in self._rollups.items()}
         day_rollups = {day: rollup.rows for day, rollup in self._rollups.items()}
+        zones = {rollup.zone for rollup in self._rollups.values()}
         return _Snapshot(
             con=con,
             version=found,
@@ -267,6 +282,8 @@ class StoreReader:
             days=days,
             rollup_rows=rollup_rows,
             day_rollups=day_rollups,
+            day_series={day: rollup.series for day, rollup in self._rollups.items()},
+            series_zone=zones.pop() if len(zones) == 1 else (self.zone if not zones else None),
         )
 
     @staticmethod
@@ -299,12 +316,13 @@ _readers: dict[Path, StoreReader] = {}
 _readers_lock = threading.Lock()
 
 
-def reader(store: Path) -> StoreReader:
-    """The process-wide reader of `store` (one in-memory snapshot per store)."""
+def reader(store: Path, zone: str = DEFAULT_TIMEZONE) -> StoreReader:
+    """The process-wide reader of `store` (one snapshot per store); `zone` is the lab's
+    display zone (`dashboard.timezone`), the zone of the series the ETL writes."""
     key = store.resolve()
     with _readers_lock:
         if key not in _readers:
-            _readers[key] = StoreReader(key)
+            _readers[key] = StoreReader(key, zone=zone)
         return _readers[key]
 
 

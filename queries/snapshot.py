@@ -80,34 +80,40 @@ def version(store: Path) -> tuple[tuple[str, int, int], ...]:
 
 @dataclass(frozen=True)
 class DayRollup:
-    """A day's rollup rows, and the day file they sum."""
+    """A day's rollup rows and series, and the day file they sum."""
 
     path: Path
     fingerprint: Fingerprint
     rows: pa.Table
+    series: pa.Table
+    zone: str  # the display zone of the series' local dates
 
 
-def day_rollup(store: Path, day: dt.date, known: DayRollup | None) -> DayRollup | None:
-    """The day's rollup: `known` while its day file is unchanged, else the ETL's rollup
-    file for the current day file, else summed here from the day file (a rollup the ETL
-    has not written yet, or one a killed run left stale). None: the day file is gone."""
+def day_rollup(store: Path, day: dt.date, known: DayRollup | None, zone: str) -> DayRollup | None:
+    """The day's rollup and series: `known` while its day file is unchanged, else the
+    ETL's files for the current day file (the series in `zone` if there is one, else in
+    the zone the ETL used), else summed here from the day file (files the ETL has not
+    written yet, or a killed run left stale). None: the day file is gone."""
     source = rollup.Source.of(store, day)
     if source is None:
         return None
     fingerprint = (source.size, source.mtime_ns)
     if known is not None and known.fingerprint == fingerprint:
         return known
-    path = source.rollup_path(store)
+    timelines = source.series_paths(store)
+    series_zone = zone if zone in timelines or not timelines else sorted(timelines)[0]
     try:
-        rows = pq.read_table(path, read_dictionary=GROUPS)
-    except (OSError, pa.ArrowException) as exc:
-        if not isinstance(exc, FileNotFoundError):  # derived data: the day file still serves
-            log.warning("could not read the rollup %s (%s); summing its day file instead", path, exc)
+        rows = pq.read_table(source.rollup_path(store), read_dictionary=GROUPS)
+        series = pq.read_table(timelines[series_zone], schema=rollup.SERIES_SCHEMA)
+    except (OSError, KeyError, pa.ArrowException) as exc:
+        if not isinstance(exc, FileNotFoundError | KeyError):  # derived data: the day file serves
+            log.warning("could not read the rollups of %s (%s); summing its day file instead", day, exc)
         day_rows = rollup.read_day(source)
         if day_rows is None:  # replaced while we looked: the next check picks up the new one
-            return day_rollup(store, day, None)
+            return day_rollup(store, day, None, zone)
         rows = rollup.summarise(day_rows, day)
-    return DayRollup(source.path, fingerprint, _compact(rows))
+        series = rollup.series(day_rows, day, series_zone)
+    return DayRollup(source.path, fingerprint, _compact(rows), series, series_zone)
 
 
 def _compact(rows: pa.Table) -> pa.Table:
@@ -120,7 +126,9 @@ def _compact(rows: pa.Table) -> pa.Table:
     return rows
 
 
-def load(store: Path, rollups: dict[dt.date, DayRollup]) -> tuple[duckdb.DuckDBPyConnection, pa.Table]:
+def load(
+    store: Path, rollups: dict[dt.date, DayRollup], zone: str
+) -> tuple[duckdb.DuckDBPyConnection, pa.Table]:
     """A new in-memory database over the store as it is now, with the small tables copied
     in and the views over the day files that each query points at its window; and the
     rollup rows of every day (`rollups`, kept up to date here) as one Arrow table, which
@@ -130,7 +138,7 @@ def load(store: Path, rollups: dict[dt.date, DayRollup]) -> tuple[duckdb.DuckDBP
         del rollups[day]
     # a first load reads a rollup file per day: in parallel, as reading Parquet frees the GIL
     with ThreadPoolExecutor(LOAD_THREADS) as pool:
-        found = pool.map(lambda day: day_rollup(store, day, rollups.get(day)), days)
+        found = pool.map(lambda day: day_rollup(store, day, rollups.get(day), zone), days)
         for day, day_rows in zip(days, found, strict=True):
             if day_rows is None:
                 rollups.pop(day, None)
@@ -143,6 +151,7 @@ def load(store: Path, rollups: dict[dt.date, DayRollup]) -> tuple[duckdb.DuckDBP
     rollup_rows = pa.concat_tables(tables) if tables else rollup.ROLLUP_SCHEMA.empty_table()
     con.register("rollup_rows", rollup_rows)
     con.register("window_rollups", rollup_rows)  # each cursor: the whole days of its window
+    con.register("window_series", rollup.SERIES_SCHEMA.empty_table())  # likewise
     for table, file, schema in SNAPSHOT_TABLES:
         path = store / file
         snapshot = _read(path, schema.names, schema) if path.is_file() else schema.empty_table()
@@ -159,21 +168,28 @@ def load(store: Path, rollups: dict[dt.date, DayRollup]) -> tuple[duckdb.DuckDBP
     for name in ("window", "edge"):
         con.register(f"{name}_cached", day_cache.SCHEMA.empty_table())
         con.execute(f"SET VARIABLE {name}_files = $f", {"f": [str(empty_day())]})
-    con.execute(_requests_view("requests", "window"))
-    con.execute(_requests_view("edge_requests", "edge", sums_only=True))
+    con.execute(_requests_view("requests", "window", "*"))
+    con.execute(_requests_view("edge_requests", "edge", ", ".join(_quote(g) for g in GROUPS)))
+    con.execute(_requests_view("edge_series", "edge", SERIES_COLUMNS))
     con.execute(SETUP_SQL.read_text(encoding="utf-8"))
     return con, rollup_rows
 
 
-def _requests_view(name: str, days: str, *, sums_only: bool = False) -> str:
+# a single request shaped like a series row: its exact duration stands for a latency bin
+SERIES_COLUMNS = (
+    "(start_time AT TIME ZONE getvariable('filters').tz::VARCHAR)::DATE AS local_date, status, "
+    "start_time, duration_ms::DOUBLE AS latency"
+)
+
+
+def _requests_view(name: str, days: str, columns: str) -> str:
     """Raw requests of some days: those in memory (the table `<days>_cached`) and those
-    read from their files (the variable `<days>_files`), with the values the store
-    contract derives and every PART of a single request (so that the measures of
-    queries/metrics.py read them as they read rollup rows); `sums_only`: just the rollup
-    columns, shaped like a rollup row."""
+    read from their files (the variable `<days>_files`), as `columns` (* or the columns of
+    the rows they stand in for) with the values the store contract derives and every PART
+    of a single request, so that the measures of queries/metrics.py read them as they
+    read rollup rows."""
     derived = ", ".join(f"{sql} AS {_quote(column)}" for column, sql in DERIVED.items())
     parts = ", ".join(f"({p.sql})::{p.type} AS {p.name}" for p in PARTS)
-    columns = ", ".join(_quote(g) for g in GROUPS) if sums_only else "*"
     stored = ", ".join(_quote(c) for c in day_cache.COLUMNS)
     rows = (
         f"SELECT {stored} FROM {days}_cached UNION ALL "

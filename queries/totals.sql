@@ -1,5 +1,5 @@
 -- totals: the headline figures of the filtered range (one row: the cards); sums from the
--- rollups, the median latency from the requests themselves
+-- rollups, the median latency from the series (within 1 %) or the requests themselves
 SELECT
     metric.requests(r) AS requests,
     metric.failures(r) AS failures,
@@ -15,5 +15,5 @@ SELECT
     metric.total_tokens(r) AS total_tokens,
     metric.cache_hit_rate(r) AS cache_hit_rate,
     metric.latency_avg_ms(r) AS latency_avg_ms,
-    (SELECT metric.latency_p50_ms(q) FROM scoped q) AS latency_p50_ms
+    (SELECT value FROM latency_quantile(0.5, false)) AS latency_p50_ms
 FROM scoped_sums r

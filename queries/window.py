@@ -20,6 +20,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from etl.store import REQUESTS_FILE_SCHEMA
+from queries.filters import Filters
 
 DAY = dt.timedelta(days=1)
 
@@ -57,3 +58,24 @@ def window(days: Mapping[dt.date, Path], start: dt.datetime, end: dt.datetime) -
 
 def _midnight(day: dt.date) -> dt.datetime:
     return dt.datetime.combine(day, dt.time(), dt.UTC)
+
+
+def plan(filters: Filters, series_zone: str | None) -> dict[str, bool]:
+    """Which rollups can answer for `filters` (the session variable `plan`): the series
+    (days by local date, status and latency bin) hold no person, key, model, node or
+    client, so they answer only when none of those narrows the view; their local dates
+    are those of one display zone, so daily buckets come from them only in that zone."""
+    series = (
+        not (filters.users or filters.models or filters.nodes or filters.clients)
+        and filters.only_keys is None
+    )
+    days = series and filters.bucket_size == "day" and filters.tz == series_zone
+    return {"series": series, "days": days}
+
+
+# a query, and the one that gives the same result from the series when the plan allows
+BY_DAY = {"by_bucket": "by_bucket_days"}
+
+
+def query_for(name: str, filters: Filters, series_zone: str | None) -> str:
+    return BY_DAY[name] if name in BY_DAY and plan(filters, series_zone)["days"] else name

@@ -182,17 +182,19 @@ def test_a_kill_between_a_day_file_and_its_rollup_never_shows_stale_numbers(
 
     first = etl_cli(source, store)
     assert first.returncode == 0, first.stderr
-    assert rollup.missing(store) == []
+    assert rollup.missing(store, "Asia/Seoul") == []
     killed = etl_cli(source, store, "--full-refresh", failpoint=f"{point}=kill")
     assert killed.returncode == -signal.SIGKILL
-    stale = rollup.missing(store)
+    stale = rollup.missing(store, "Asia/Seoul")
     assert stale, "the kill should leave a day file newer than its rollup"
     requests, spend = _totals_from_the_day_files(store)
     totals = StoreReader(store).run("totals").iloc[0]
     assert (totals["requests"], totals["spend_usd"]) == (requests, pytest.approx(spend, rel=1e-9))
     assert etl_cli(source, store).returncode == 0
-    assert rollup.missing(store) == []
-    assert len(list((store / "rollups").glob("*/*.parquet"))) == len(list((store / "requests").glob("*/*")))
+    assert rollup.missing(store, "Asia/Seoul") == []
+    days = len(list((store / "requests").glob("*/*")))
+    assert len(list((store / "rollups").glob("*/rollup-*.parquet"))) == days  # the stale ones are gone
+    assert len(list((store / "rollups").glob("*/series-*.parquet"))) == days
     totals = StoreReader(store).run("totals").iloc[0]
     assert totals["requests"] == _totals_from_the_day_files(store)[0] == 1208
     assert storeview.content(store) == reference

@@ -549,10 +549,10 @@ def test_days_without_a_current_rollup_are_a_warning_that_the_next_run_mends(tmp
     from tests import known_store
 
     store = known_store.build(tmp_path / "store")
-    assert doctor.check_rollups(store).status == "OK"
+    assert doctor.check_rollups(store, "Asia/Seoul").status == "OK"
     day = stored_days(store)[0]
     write_day(store, day, pq.read_table(day_file(store, day)))  # rewritten: its rollup is stale
-    check = doctor.check_rollups(store)
+    check = doctor.check_rollups(store, "Asia/Seoul")
     assert check.status == "WARN" and str(day) in check.detail and "1 of 3 days" in check.detail
-    rollup.ensure(store)
-    assert doctor.check_rollups(store).status == "OK"
+    rollup.ensure(store, "Asia/Seoul")
+    assert doctor.check_rollups(store, "Asia/Seoul").status == "OK"

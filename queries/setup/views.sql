@@ -66,6 +66,61 @@ WHERE key_in_scope(f.api_key_hash)
   AND row_selected(f."user", f.model_group, f.node, f.client, f.status)
   AND in_range(f.first_start);
 
+-- scoped_series: the range by local date (in the series' zone), status and latency, as
+-- sums: the series of the days the range covers whole, and the single requests of the
+-- days it covers in part (their exact duration as their latency). Only where the plan
+-- allows it: the series hold no person, key, model, node or client.
+CREATE VIEW scoped_series AS
+SELECT local_date, status, hist_value(latency_bin) AS latency, * EXCLUDE (date, local_date, status, latency_bin)
+FROM window_series r
+WHERE getvariable('plan').series
+  AND row_selected(NULL, NULL, NULL, NULL, r.status)
+UNION ALL BY NAME
+SELECT * EXCLUDE (start_time)
+FROM edge_series f
+WHERE getvariable('plan').series
+  AND row_selected(NULL, NULL, NULL, NULL, f.status)
+  AND in_range(f.start_time);
+
+-- scoped_latency: what latency percentiles are computed from: the latency of every
+-- request of the range and how many had it; from the series where the plan allows it
+-- (each bin's value, within 1 %, see queries/metrics.py), else each request's own.
+CREATE VIEW scoped_latency AS
+SELECT local_date, latency, n FROM scoped_series
+UNION ALL
+SELECT (f.start_time AT TIME ZONE getvariable('filters').tz::VARCHAR)::DATE, f.duration_ms::DOUBLE, 1
+FROM scoped f
+WHERE NOT getvariable('plan').series;
+
+-- latency_quantile(q, by_day): the q-quantile of scoped_latency, interpolated between
+-- the two values around its position as quantile_cont does, for the whole range (one
+-- row, local_date NULL) or per local date
+CREATE MACRO latency_quantile(q, by_day) AS TABLE
+WITH counted AS (
+    SELECT CASE WHEN by_day THEN local_date END AS local_date, latency, sum(n) AS n
+    FROM scoped_latency
+    GROUP BY ALL
+),
+ranked AS (
+    SELECT
+        local_date,
+        latency,
+        sum(n) OVER (PARTITION BY local_date ORDER BY latency ROWS UNBOUNDED PRECEDING) AS upto,
+        sum(n) OVER (PARTITION BY local_date) AS total
+    FROM counted
+),
+placed AS (
+    SELECT
+        local_date,
+        (any_value(total) - 1) * q AS position,
+        min(latency) FILTER (WHERE upto > floor((total - 1) * q)) AS below,
+        min(latency) FILTER (WHERE upto > ceil((total - 1) * q)) AS above
+    FROM ranked
+    GROUP BY local_date
+)
+SELECT local_date, below + (position - floor(position)) * (above - below) AS value
+FROM placed;
+
 -- buckets: every 15-minute slot of the range with the display bucket (the hour or day in
 -- the display time zone) it belongs to. Every UTC offset in use is a multiple of 15
 -- minutes, so a slot never straddles two buckets, and converting a few thousand slots to
