@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import re
 import threading
 import time
 from collections import OrderedDict
@@ -63,6 +64,18 @@ class Reader(Protocol):
     def compare(self, name: str, filters: Filters, **params: Any) -> pd.DataFrame: ...
 
     def resolve(self, filters: Filters) -> Filters: ...
+
+
+# the views of single requests over the whole range (setup/views.sql)
+_REQUEST_VIEWS = re.compile(r"\b(in_scope|selected|scoped|overlapping|requests)\b")
+
+
+def reads_requests(sql: str, planned: Mapping[str, bool]) -> bool:
+    """Whether `sql` reads single requests of its whole range: through a view of them, or
+    through the latency percentiles where the series may not answer."""
+    if _REQUEST_VIEWS.search(sql):
+        return True
+    return "latency_quantile" in sql and not planned["series"]
 
 
 def query_names() -> list[str]:
@@ -192,7 +205,7 @@ class StoreReader:
 
     def _query(self, snap: _Snapshot, name: str, filters: Filters, params: Mapping[str, Any]) -> pd.DataFrame:
         sql = load_sql(query_for(name, filters, snap.series_zone))
-        with self._cursor(snap, filters) as cur:
+        with self._cursor(snap, filters, reads_requests(sql, plan(filters, snap.series_zone))) as cur:
             return cur.execute(sql, dict(params) or None).df()
 
     @contextmanager
@@ -204,9 +217,12 @@ class StoreReader:
             yield cur
 
     @contextmanager
-    def _cursor(self, snap: _Snapshot, filters: Filters) -> Iterator[duckdb.DuckDBPyConnection]:
+    def _cursor(
+        self, snap: _Snapshot, filters: Filters, requests: bool = True
+    ) -> Iterator[duckdb.DuckDBPyConnection]:
         """A cursor of its own (DuckDB runs one query at a time per cursor) with the
-        filters and the day files of their window set."""
+        filters and the day files of their window set (`requests` False: the query reads
+        no single request beyond the edge days, so the window's days are not loaded)."""
         assert filters.start is not None and filters.end is not None  # resolved
         days = window(snap.days, filters.start, filters.end)
         whole = [t for day, t in snap.day_rollups.items() if days.whole_first <= day < days.whole_stop]
@@ -217,7 +233,7 @@ class StoreReader:
             cur.register("window_rollups", pa.concat_tables(whole) if whole else snap.rollup_rows.slice(0, 0))
             series = [t for day, t in snap.day_series.items() if days.whole_first <= day < days.whole_stop]
             cur.register("window_series", pa.concat_tables(series) if series else SERIES_SCHEMA.empty_table())
-            for name, listed in (("window", days.days), ("edge", days.edges)):
+            for name, listed in (("window", days.days if requests else []), ("edge", days.edges)):
                 cached, on_disk = self._days.split(listed)
                 cur.register(
                     f"{name}_cached", pa.concat_tables(cached) if cached else day_cache.SCHEMA.empty_table()
