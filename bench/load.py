@@ -76,6 +76,13 @@ def population(name: str) -> tuple[tuple[Person, ...], frozenset[str]]:
     if name == "synthetic":  # bench/synthetic.py (the ETL benchmark's databases)
         students = tuple(Person(f"student{u:02d}", f"sk-key-{u}") for u in range(SYNTHETIC_STUDENTS))
         return students, frozenset(p.user_id for p in students)
+    if name == "year":  # bench/synthetic_store.py (the stores of a year, 1M to 30M requests)
+        from bench import synthetic_store
+
+        owners = range(synthetic_store.PEOPLE - synthetic_store.OWNERLESS)
+        return tuple(Person(f"user{p:03d}", synthetic_store.raw_key(p, 0)) for p in owners), frozenset(
+            f"user{p:03d}" for p in owners
+        )
     from etl.demo import demo_key
     from etl.simulate import PEOPLE
 
@@ -593,9 +600,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--think", default="3,8", help="MIN,MAX seconds between actions (default 3,8)")
     parser.add_argument(
         "--people",
-        choices=("synthetic", "simulated"),
+        choices=("synthetic", "simulated", "year"),
         default="synthetic",
-        help="who the store's students are: bench/synthetic.py's (default) or etl/simulate.py's",
+        help="who the store's students are: bench/synthetic.py's (default), etl/simulate.py's, "
+        "or bench/synthetic_store.py's (year)",
     )
     parser.add_argument("--timeout", type=float, default=RUN_TIMEOUT_S, help="seconds a page may take")
     parser.add_argument("--seed", type=int, default=1, help="random seed of the scenario")

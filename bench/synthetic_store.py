@@ -110,10 +110,7 @@ class Lab:
         self.model = rng.choice(len(MODELS), PEOPLE, p=MODEL_POPULARITY / MODEL_POPULARITY.sum())
         # two keys per person (the second used by people who have one); key k of person p
         self.key_hash = np.array(
-            [
-                [hashlib.sha256(f"sk-synthetic-{p}-{k}".encode()).hexdigest() for k in range(2)]
-                for p in range(PEOPLE)
-            ]
+            [[hashlib.sha256(raw_key(p, k).encode()).hexdigest() for k in range(2)] for p in range(PEOPLE)]
         )
         self.user_id = np.array(
             [None if p >= PEOPLE - OWNERLESS else f"user{p:03d}" for p in range(PEOPLE)], dtype=object
@@ -121,6 +118,11 @@ class Lab:
         self.key_alias = np.array(
             [[f"user{p:03d}-{'laptop' if k == 0 else 'server'}" for k in range(2)] for p in range(PEOPLE)]
         )
+
+
+def raw_key(person: int, key: int) -> str:
+    """The made-up virtual key `key` (0 or 1) of `person`, as a student would paste it."""
+    return f"sk-synthetic-{person}-{key}"
 
 
 def day_table(lab: Lab, day: dt.date, n: int, rng: np.random.Generator, serial: int) -> pa.Table:
