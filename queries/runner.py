@@ -66,13 +66,15 @@ class Reader(Protocol):
     def resolve(self, filters: Filters) -> Filters: ...
 
 
-# the views of single requests over the whole range (setup/views.sql)
-_REQUEST_VIEWS = re.compile(r"\b(in_scope|selected|scoped|overlapping|requests)\b")
+# a read of a view of single requests over the whole range (setup/views.sql)
+_REQUEST_VIEWS = re.compile(r"\b(?:FROM|JOIN)\s+(?:in_scope|selected|scoped|overlapping|requests)\b", re.I)
+_COMMENT = re.compile(r"--[^\n]*")
 
 
 def reads_requests(sql: str, planned: Mapping[str, bool]) -> bool:
-    """Whether `sql` reads single requests of its whole range: through a view of them, or
+    """Whether `sql` reads single requests of its whole range: from a view of them, or
     through the latency percentiles where the series may not answer."""
+    sql = _COMMENT.sub("", sql)
     if _REQUEST_VIEWS.search(sql):
         return True
     return "latency_quantile" in sql and not planned["series"]

@@ -25,7 +25,8 @@ from queries import day_cache
 from queries.filters import Filters
 from queries.metrics import HIST_ACCURACY
 from queries.runner import StoreReader, load_sql, query_names
-from queries.window import empty_day
+from queries.window import empty_day, query_for
+from tests.test_queries import EXAMPLE_PARAMS
 
 REPO = Path(__file__).resolve().parent.parent
 NOW = dt.datetime(2026, 12, 3, 3, 0, tzinfo=dt.UTC)
@@ -203,6 +204,13 @@ def test_every_rollup_query_equals_its_twin_over_the_requests(lab: Path) -> None
     assert {"totals", "by_user", "by_node", "by_client", "by_model", "peers", "dimensions"} <= set(
         ROLLUP_QUERIES
     )
+    # the lab's usual view, by day in its own zone, surely from the series
+    month = Filters(start=NOW - dt.timedelta(days=30), end=NOW, tz=ZONE)
+    assert query_for("by_bucket", month, ZONE) == "by_bucket_days"
+    for name in ("by_bucket", "totals"):
+        got, exact = reader.run(name, month), _raw_twin(reader, name, month)
+        assert_same(got, exact, name)
+        assert got["requests"].sum() > 1000 and got["latency_p50_ms"].notna().all()
 
 
 def test_a_damaged_rollup_is_replaced_by_summing_its_day_file(lab: Path, tmp_path: Path) -> None:
@@ -216,3 +224,20 @@ def test_a_damaged_rollup_is_replaced_by_summing_its_day_file(lab: Path, tmp_pat
     assert source is not None
     source.rollup_path(store).write_bytes(b"not parquet")
     pd.testing.assert_frame_equal(StoreReader(store).run("by_user"), expected)
+
+
+@pytest.mark.parametrize("name", query_names())
+def test_a_query_said_to_read_no_requests_gives_the_same_with_them(lab: Path, name: str) -> None:
+    """The runner skips loading the range's requests for queries that do not read them
+    (queries/runner.py reads_requests): were it wrong, a number would silently drop."""
+    reader = StoreReader(lab, share_results=False)
+    params = {**EXAMPLE_PARAMS, **PARAMS}.get(name, {})
+    for f in (
+        Filters(start=NOW - dt.timedelta(days=9, hours=5), end=NOW, tz=ZONE),
+        Filters(users=("minji.park",)),
+    ):
+        resolved = reader.resolve(f)
+        with reader.cursor(resolved) as cur:  # with every request of the range
+            sql = load_sql(query_for(name, resolved, ZONE))
+            expected = cur.execute(sql, params or None).df()
+        assert_same(reader.run(name, f, **params), expected, f"{name} {f}")
