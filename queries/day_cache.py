@@ -65,9 +65,6 @@ class DayCache:
         key: Key = (str(path), stat.st_size, stat.st_mtime_ns)
         return self._days.get(key, lambda: _read(path))
 
-    def __len__(self) -> int:
-        return len(self._days)
-
 
 def _read(path: Path) -> pa.Table:
     """The day's COLUMNS, through one open handle (the ETL may rename a new file over it);
