@@ -1,5 +1,7 @@
 """ETL benchmark: full load rows/s, an incremental run with nothing new, one with new
-rows, and the peak memory of each, against N synthetic rows in a real LiteLLM schema.
+rows, and the peak memory of each, against N synthetic rows in a real LiteLLM schema;
+and the full load against PostgreSQL's own `COPY (extraction query) TO STDOUT`, the
+least any reader of those rows pays (run in turns with the loads, ratio per pair).
 
     .venv/bin/python -m bench.etl_bench --rows 200000
 
@@ -23,8 +25,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import psycopg
+from psycopg import sql
 
 from bench.synthetic import insert_synthetic
+from etl import extract
 from tests.litellm_db import admin, migration_dirs, url_for
 
 REPO = Path(__file__).resolve().parent.parent
@@ -64,6 +68,20 @@ def prepare(rows: int, reuse: bool) -> str:
     return url_for(name)
 
 
+def copy_seconds(url: str) -> float:
+    """PostgreSQL computing and sending every row of the ETL's extraction query, read and
+    dropped: the same SELECT, session settings and connection the ETL uses."""
+    source = extract.parse_source_url(url)
+    with extract.connect(source) as db:
+        info = extract.inspect_source(db, source.database or "")
+        query, _ = extract.spend_logs_query(info, None)
+        began = time.monotonic()
+        with db.cursor().copy(sql.SQL("COPY ({}) TO STDOUT").format(query)) as copy:
+            for _ in copy:
+                pass
+        return time.monotonic() - began
+
+
 def etl(url: str, store: Path, label: str) -> Measured:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LITELLM_", "USAGE_", "ETL_"))}
     began = time.monotonic()
@@ -101,9 +119,13 @@ def main() -> None:
         size = db.execute("SELECT pg_size_pretty(pg_total_relation_size('\"LiteLLM_SpendLogs\"'))").fetchone()
     stores = [Path(tempfile.mkdtemp(prefix="usage-bench-store-")) for _ in range(args.repeat)]
     try:
-        # the machine is shared: repeat the full load into fresh stores, report the median
-        loads = sorted((etl(url, store, "full load") for store in stores), key=lambda m: m.seconds)
+        # the machine is shared: repeat the full load into fresh stores, report the median,
+        # each right after a COPY of the same rows (their ratio holds when timings drift)
+        pairs = [(copy_seconds(url), etl(url, store, "full load")) for store in stores]
+        loads = sorted((load for _, load in pairs), key=lambda m: m.seconds)
         full = loads[len(loads) // 2]
+        ratios = sorted(load.seconds / copied for copied, load in pairs)
+        copies = sorted(copied for copied, _ in pairs)
         store = stores[0]
         nothing = etl(url, store, "incremental, nothing new")
         with psycopg.connect(url) as db:
@@ -130,6 +152,14 @@ def main() -> None:
     print(f"| full load{spread} | {full.seconds:.2f} | {rate:,.0f} | {full.peak_rss_mb:,.0f} MB |")
     for m in (nothing, new):
         print(f"| {m.label} | {m.seconds:.2f} | — | {m.peak_rss_mb:,.0f} MB |")
+    print(
+        f"| PostgreSQL's COPY of the extraction query (median of {len(copies)}) | "
+        f"{copies[len(copies) // 2]:.2f} | {read / copies[len(copies) // 2]:,.0f} | — |"
+    )
+    print(
+        f"\nfull load against COPY, per pair: {', '.join(f'{r:.2f}x' for r in ratios)} "
+        f"(median {ratios[len(ratios) // 2]:.2f}x)"
+    )
     print(f"\nstore size: {store_mb:,.1f} MB; full load: {full.summary}")
 
 

@@ -6,11 +6,12 @@ project's own query API, each store measured in a fresh process.
 For each size, the synthetic store of bench/synthetic_store.py (built once, with its
 rollups, under bench/out/). One process per store measures, in this order: the cold
 first overview of the last 30 days (a new reader: it loads the store's snapshot first),
-the warm overview of the last 30 days and of the whole year, the warm Nodes page of the
-last 30 days (medians; the ranges end at a quarter hour, as the page's rolling ones do),
+the warm overview of the last 30 days and of the whole year, the first Nodes page of the
+last 30 days (which computes its days' partials) and then the warm one (medians; the
+ranges end at a quarter hour, as the page's rolling ones do),
 then how long a day the ETL just wrote takes to show (a new request is written into the
-newest day file and its rollup, as a run does, and the reader is asked until it counts
-it; the day is put back afterwards), and the process's peak RSS. Results shared
+newest day file and its rollup by another process, as a run does, and the reader is
+asked until it counts it; the day is put back afterwards), and the process's peak RSS. Results shared
 between sessions are switched off: this measures the engine.
 """
 
@@ -69,7 +70,11 @@ def measure(store: Path, warm: int) -> dict[str, Any]:
     out["warm_overview_30d_ms"] = _median_ms(lambda: overview(reader, month), warm)
     out["warm_overview_year_ms"] = _median_ms(lambda: overview(reader, year), warm)
     out["peak_rss_overview_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    began = time.perf_counter()
+    nodes(reader, month)  # its first view computes the days' partials (queries/serving.py)
+    out["first_nodes_30d_ms"] = (time.perf_counter() - began) * 1000
     out["warm_nodes_30d_ms"] = _median_ms(lambda: nodes(reader, month), max(3, warm // 2))
+    out["peak_rss_nodes_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     out["requests"] = int(reader.run("store_status").iloc[0]["requests"])
     out["new_day_visible_s"] = _new_day_visible(store, reader, last)
     out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -77,17 +82,15 @@ def measure(store: Path, warm: int) -> dict[str, Any]:
 
 
 def _new_day_visible(store: Path, reader: StoreReader, day: dt.date) -> float:
-    """Seconds from an ETL-like write of `day` (its file, then its rollup) to the reader
-    counting the new request; the day's file is restored afterwards."""
+    """Seconds from an ETL-like write of `day` (its file, then its rollup; in a process of
+    its own, as the ETL is) to the reader counting the new request; the day's file is
+    restored afterwards."""
     path = day_file(store, day)
     backup = path.with_name("bench-backup.parquet")
     shutil.copy2(path, backup)
     try:
         before = int(reader.run("store_status").iloc[0]["requests"])
-        table = pq.read_table(path)
-        extra = table.slice(0, 1).set_column(0, "request_id", pa.array(["bench-new-request"], pa.string()))
-        write_day(store, day, pa.concat_tables([table, extra]))
-        rollup.build(store, day, LAB_ZONE)
+        _in_a_process("--write-day", str(store), day.isoformat())
         written = time.perf_counter()
         while int(reader.run("store_status").iloc[0]["requests"]) != before + 1:
             if time.perf_counter() - written > 120:
@@ -96,7 +99,20 @@ def _new_day_visible(store: Path, reader: StoreReader, day: dt.date) -> float:
         return time.perf_counter() - written
     finally:
         backup.replace(path)
-        rollup.build(store, day, LAB_ZONE)
+        _in_a_process("--restore-day", str(store), day.isoformat())
+
+
+def _in_a_process(*args: str) -> None:
+    subprocess.run([sys.executable, "-m", "bench.window_bench", *args], cwd=REPO, check=True)
+
+
+def _write_day(store: Path, day: dt.date) -> None:
+    """The day's file with one request more, and its rollup: what an ETL run writes."""
+    path = day_file(store, day)
+    table = pq.read_table(path)
+    extra = table.slice(0, 1).set_column(0, "request_id", pa.array(["bench-new-request"], pa.string()))
+    write_day(store, day, pa.concat_tables([table, extra]))
+    rollup.build(store, day, LAB_ZONE)
 
 
 def main() -> None:
@@ -106,7 +122,15 @@ def main() -> None:
     parser.add_argument("--rows", type=int, nargs="+", default=[1_000_000, 10_000_000])
     parser.add_argument("--warm", type=int, default=9, help="warm page loads to time (median reported)")
     parser.add_argument("--store", type=Path, help=argparse.SUPPRESS)  # one store, this process
+    parser.add_argument("--write-day", nargs=2, help=argparse.SUPPRESS)  # store, day: as the ETL
+    parser.add_argument("--restore-day", nargs=2, help=argparse.SUPPRESS)  # store, day: its rollup
     args = parser.parse_args()
+    if args.write_day:
+        _write_day(Path(args.write_day[0]), dt.date.fromisoformat(args.write_day[1]))
+        return
+    if args.restore_day:
+        rollup.build(Path(args.restore_day[0]), dt.date.fromisoformat(args.restore_day[1]), LAB_ZONE)
+        return
     if args.store:
         print(json.dumps(measure(args.store, args.warm)))
         return
@@ -139,9 +163,14 @@ def main() -> None:
     row("cold first overview, 30 days", lambda r: f"{r['cold_overview_ms']:,.0f} ms")
     row("warm overview, 30 days (median, min-max)", timed("warm_overview_30d_ms"))
     row("warm overview, whole year", timed("warm_overview_year_ms"))
+    row(
+        "first Nodes page, 30 days (its days' partials computed)",
+        lambda r: f"{r['first_nodes_30d_ms']:,.0f} ms",
+    )
     row("warm Nodes page, 30 days", timed("warm_nodes_30d_ms"))
     row("peak RSS after the overviews", lambda r: f"{r['peak_rss_overview_mb']:,.0f} MB")
-    row("peak RSS of the process (Nodes page included)", lambda r: f"{r['peak_rss_mb']:,.0f} MB")
+    row("peak RSS after the Nodes page", lambda r: f"{r['peak_rss_nodes_mb']:,.0f} MB")
+    row("peak RSS of the process (a new day loaded too)", lambda r: f"{r['peak_rss_mb']:,.0f} MB")
     row("a day just written shows after", lambda r: f"{r['new_day_visible_s']:.2f} s")
     row("requests in the store / in 30 days", lambda r: f"{r['requests']:,} / {r['requests_30d']:,}")
     if len(sizes) > 1:

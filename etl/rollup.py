@@ -148,6 +148,15 @@ def series(rows: pa.Table, day: dt.date, zone: str) -> pa.Table:
     return _summed(SERIES_SQL, rows, {"day": day, "zone": zone}).cast(SERIES_SCHEMA)
 
 
+def merge(tables: list[pa.Table], date: dt.date) -> pa.Table:
+    """Several rollups as one, dated `date` (the readers' months), with Arrow's group-by."""
+    rows = pa.concat_tables([t.cast(ROLLUP_SCHEMA) for t in tables])
+    summed = rows.group_by(list(GROUPS), use_threads=False).aggregate([(p.name, p.combine) for p in PARTS])
+    columns = {g: summed[g] for g in GROUPS} | {p.name: summed[f"{p.name}_{p.combine}"] for p in PARTS}
+    columns["date"] = pa.array([date] * summed.num_rows, pa.date32())
+    return pa.table({name: columns[name] for name in ROLLUP_SCHEMA.names}).cast(ROLLUP_SCHEMA)
+
+
 def _summed(sql: str, rows: pa.Table, params: dict[str, object]) -> pa.Table:
     con: duckdb.DuckDBPyConnection | None = getattr(_local, "con", None)
     if con is None:

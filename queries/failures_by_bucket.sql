@@ -5,8 +5,7 @@ SELECT
     r.node::VARCHAR AS node,
     coalesce(r.error_class::VARCHAR, 'unknown') AS error_class,
     metric.failures(r) AS failures
-FROM scoped r
+FROM failure_slots r
 JOIN buckets b ON b.q15 = r.q15
-WHERE r.status = 'failure'
 GROUP BY b.bucket_start, b.bucket, r.node, r.error_class
 ORDER BY b.bucket_start, node, error_class

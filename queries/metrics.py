@@ -83,11 +83,19 @@ class Metric:
     sql: str  # an aggregate over rows `r`
     description: str
     per_request: bool = False  # True: needs single requests (a percentile), not rollups
+    # a percentile: the per-request value it is taken of, and which one (0.5: the median)
+    of: str | None = None
+    q: float | None = None
 
 
 def _sum(part: str) -> str:
     # SUM of BIGINT is HUGEINT in DuckDB (a float in pandas): keep whole numbers whole
     return f"coalesce(sum(r.{part}), 0)::BIGINT"
+
+
+def _percentile(name: str, label: str, unit: Unit, *, of: str, q: float, description: str) -> Metric:
+    """The q-quantile of a per-request value (a single request's column, or DERIVED)."""
+    return Metric(name, label, unit, f"quantile_cont(r.{of}, {q})", description, True, of, q)
 
 
 def _count(condition: str | None = None) -> str:
@@ -194,37 +202,37 @@ METRICS: tuple[Metric, ...] = (
         "sum(r.duration_sum) / NULLIF(sum(r.n), 0)",
         "Mean end-to-end request time.",
     ),
-    Metric(
+    _percentile(
         "latency_p50_ms",
         "Median latency",
         "ms",
-        "quantile_cont(r.duration_ms, 0.5)",
-        "Median end-to-end request time.",
-        per_request=True,
+        of="duration_ms",
+        q=0.5,
+        description="Median end-to-end request time.",
     ),
-    Metric(
+    _percentile(
         "latency_p95_ms",
         "95th percentile latency",
         "ms",
-        "quantile_cont(r.duration_ms, 0.95)",
-        "End-to-end time that 95 % of requests stay under.",
-        per_request=True,
+        of="duration_ms",
+        q=0.95,
+        description="End-to-end time that 95 % of requests stay under.",
     ),
-    Metric(
+    _percentile(
         "prompt_p50",
         "Median prompt",
         "tokens",
-        "quantile_cont(r.prompt_tokens, 0.5)",
-        "Median prompt size in tokens.",
-        per_request=True,
+        of="prompt_tokens",
+        q=0.5,
+        description="Median prompt size in tokens.",
     ),
-    Metric(
+    _percentile(
         "prompt_p95",
         "95th percentile prompt",
         "tokens",
-        "quantile_cont(r.prompt_tokens, 0.95)",
-        "Prompt size that 95 % of requests stay under.",
-        per_request=True,
+        of="prompt_tokens",
+        q=0.95,
+        description="Prompt size that 95 % of requests stay under.",
     ),
     Metric(
         "streamed_requests",
@@ -233,29 +241,30 @@ METRICS: tuple[Metric, ...] = (
         _sum("n_streamed"),
         "Requests answered as a stream (first token before the end).",
     ),
-    Metric(
+    _percentile(
         "ttft_p50_ms",
         "Median time to first token",
         "ms",
-        "quantile_cont(r.ttft_ms, 0.5)",
-        "Median time from the request to its first token, streamed requests only.",
-        per_request=True,
+        of="ttft_ms",
+        q=0.5,
+        description="Median time from the request to its first token, streamed requests only.",
     ),
-    Metric(
+    _percentile(
         "ttft_p95_ms",
         "95th percentile time to first token",
         "ms",
-        "quantile_cont(r.ttft_ms, 0.95)",
-        "Time to first token that 95 % of streamed requests stay under.",
-        per_request=True,
+        of="ttft_ms",
+        q=0.95,
+        description="Time to first token that 95 % of streamed requests stay under.",
     ),
-    Metric(
+    _percentile(
         "output_tps_p50",
         "Median output speed",
         "tokens_per_s",
-        "quantile_cont(r.output_tps, 0.5)",
-        "Median completion tokens per second after the first token, streamed requests long enough to time.",
-        per_request=True,
+        of="output_tps",
+        q=0.5,
+        description="Median completion tokens per second after the first token, streamed requests long "
+        "enough to time.",
     ),
     Metric(
         "speed_too_short",
@@ -265,13 +274,13 @@ METRICS: tuple[Metric, ...] = (
         "Streamed requests left out of output speed: fewer than 16 completion tokens or under "
         "200 ms after the first token.",
     ),
-    Metric(
+    _percentile(
         "output_tps_p95",
         "95th percentile output speed",
         "tokens_per_s",
-        "quantile_cont(r.output_tps, 0.95)",
-        "Output speed that only the fastest 5 % of streamed requests exceed.",
-        per_request=True,
+        of="output_tps",
+        q=0.95,
+        description="Output speed that only the fastest 5 % of streamed requests exceed.",
     ),
 )
 

@@ -1,22 +1,33 @@
 -- model_performance: serving figures per model (LiteLLM's model group): traffic, failures, time to first token
 -- and output speed (streamed requests; speed only where long enough to time), latency
 -- and prompt size
+WITH counts AS (
+    SELECT
+        r.model_group::VARCHAR AS model,
+        metric.requests(r) AS requests,
+        metric.failures(r) AS failures,
+        metric.failure_rate(r) AS failure_rate,
+        metric.streamed_requests(r) AS streamed_requests,
+        metric.speed_too_short(r) AS speed_too_short
+    FROM scoped_sums r
+    GROUP BY ALL
+)
 SELECT
-    r.model_group::VARCHAR AS model,
-    metric.requests(r) AS requests,
-    metric.share(metric.requests(r)) AS requests_share,
-    metric.failures(r) AS failures,
-    metric.failure_rate(r) AS failure_rate,
-    metric.streamed_requests(r) AS streamed_requests,
-    metric.ttft_p50_ms(r) AS ttft_p50_ms,
-    metric.ttft_p95_ms(r) AS ttft_p95_ms,
-    metric.output_tps_p50(r) AS output_tps_p50,
-    metric.output_tps_p95(r) AS output_tps_p95,
-    metric.speed_too_short(r) AS speed_too_short,
-    metric.latency_p50_ms(r) AS latency_p50_ms,
-    metric.latency_p95_ms(r) AS latency_p95_ms,
-    metric.prompt_p50(r) AS prompt_p50,
-    metric.prompt_p95(r) AS prompt_p95
-FROM scoped r
-GROUP BY r.model_group
+    c.model,
+    c.requests,
+    metric.share(c.requests) AS requests_share,
+    c.failures,
+    c.failure_rate,
+    c.streamed_requests,
+    q.ttft_p50_ms,
+    q.ttft_p95_ms,
+    q.output_tps_p50,
+    q.output_tps_p95,
+    c.speed_too_short,
+    q.latency_p50_ms,
+    q.latency_p95_ms,
+    q.prompt_p50,
+    q.prompt_p95
+FROM counts c
+LEFT JOIN serving_quantiles('perf', false, false, true, false) q ON q.model_group IS NOT DISTINCT FROM c.model
 ORDER BY requests DESC, model

@@ -2,13 +2,12 @@
 -- output speed and latency (buckets without requests on a node are left out)
 SELECT
     b.bucket,
-    b.bucket_start,
-    r.node::VARCHAR AS node,
-    metric.requests(r) AS requests,
-    metric.ttft_p50_ms(r) AS ttft_p50_ms,
-    metric.output_tps_p50(r) AS output_tps_p50,
-    metric.latency_p50_ms(r) AS latency_p50_ms
-FROM scoped r
-JOIN buckets b ON b.q15 = r.q15
-GROUP BY b.bucket_start, b.bucket, r.node
-ORDER BY b.bucket_start, node
+    q.bucket_start,
+    q.node,
+    q.requests,
+    q.ttft_p50_ms,
+    q.output_tps_p50,
+    q.latency_p50_ms
+FROM serving_quantiles('speed', true, true, false, false) q
+JOIN (SELECT DISTINCT bucket, bucket_start FROM buckets) b ON b.bucket_start = q.bucket_start
+ORDER BY q.bucket_start, q.node

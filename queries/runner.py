@@ -21,13 +21,13 @@ import re
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping
+from collections.abc import Hashable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import duckdb
 import pandas as pd
@@ -35,15 +35,16 @@ import pyarrow as pa
 
 from etl.config import DEFAULT_TIMEZONE
 from etl.rollup import SERIES_SCHEMA
-from queries import day_cache, snapshot
+from queries import day_cache, serving, snapshot
 from queries.filters import Filters
 from queries.shared import Shared
-from queries.window import empty_day, plan, query_for, window
+from queries.window import DAY, Window, empty_day, plan, query_for, window
 
 log = logging.getLogger("queries")
 
 QUERY_DIR = Path(__file__).parent
 RECHECK_S = 1.0  # how often to look for a newer store (a stat per day file: ~2 ms a year)
+PARTIALS_MB = 64  # the Nodes page's partials kept: a month at 10M requests a year takes 18 MB
 RETRY_FAILED_S = 60.0  # how long to wait before loading a store that failed to load again
 
 
@@ -68,16 +69,29 @@ class Reader(Protocol):
 
 # a read of a view of single requests over the whole range (setup/views.sql)
 _REQUEST_VIEWS = re.compile(r"\b(?:FROM|JOIN)\s+(?:in_scope|selected|scoped|overlapping|requests)\b", re.I)
+# a read of the Nodes page's views (queries/serving.py)
+_SERVING_VIEWS = re.compile(
+    r"\b(?:flight_slots|failure_slots|serving_perf|serving_speed|serving_levels|serving_quantiles)\b", re.I
+)
 _COMMENT = re.compile(r"--[^\n]*")
+Reads = Literal["all", "edges", "none"]
 
 
-def reads_requests(sql: str, planned: Mapping[str, bool]) -> bool:
-    """Whether `sql` reads single requests of its whole range: from a view of them, or
-    through the latency percentiles where the series may not answer."""
+def days_read(sql: str, planned: Mapping[str, bool]) -> Reads:
+    """Which days' single requests `sql` reads: of the whole window ("all": from a view
+    of them, through the latency percentiles where the series may not answer, or through
+    the Nodes page's views where its partials may not), only of the window's edges and
+    the days before them (the Nodes page's views, the partials answering for the rest),
+    or none."""
     sql = _COMMENT.sub("", sql)
-    if _REQUEST_VIEWS.search(sql):
-        return True
-    return "latency_quantile" in sql and not planned["series"]
+    serving = bool(_SERVING_VIEWS.search(sql))
+    if (
+        _REQUEST_VIEWS.search(sql)
+        or ("latency_quantile" in sql and not planned["series"])
+        or (serving and not planned["nodes"])
+    ):
+        return "all"
+    return "edges" if serving else "none"
 
 
 def query_names() -> list[str]:
@@ -98,9 +112,11 @@ class _Snapshot:
     first: dt.datetime | None  # oldest and newest request start in the store
     last: dt.datetime | None
     days: dict[dt.date, Path]  # the day files
-    rollup_rows: pa.Table  # every day's rollup
-    day_rollups: dict[dt.date, pa.Table]  # the same, by day
+    rollup_rows: pa.Table  # every month's rollup
+    months: dict[dt.date, pa.Table]  # the same, by month (its first day)
+    day_rollups: dict[dt.date, pa.Table]  # the recent days' rollups (snapshot.RECENT_DAYS)
     day_series: dict[dt.date, pa.Table]  # each day's series
+    fingerprints: dict[dt.date, snapshot.Fingerprint]  # each day file's
     series_zone: str | None  # the zone of every day's series (None: not all the same)
 
 
@@ -129,6 +145,13 @@ class StoreReader:
         # requests), the system's gives it back.
         pa.set_memory_pool(pa.system_memory_pool())
         self._days = day_cache.DayCache(cache_mb)
+        # the Nodes page's partials of each span, and of each range (queries/serving.py)
+        self._partials: Shared[serving.Partials] = Shared(
+            max_entries=100_000, max_size=PARTIALS_MB * 2**20, size=lambda p: p.nbytes
+        )
+        self._merged_partials: Shared[dict[str, pa.Table]] = Shared(
+            max_entries=16, size=lambda tables: sum(int(t.nbytes) for t in tables.values())
+        )
         self._lock = threading.Lock()
         self._current: _Snapshot | None = None
         self._checked = 0.0
@@ -136,6 +159,11 @@ class StoreReader:
         self._failed: tuple[tuple[tuple[str, int, int], ...], float] | None = None  # version, retry at
         self.last_error: str | None = None  # why the newest store could not be loaded, if so
         self._rollups: dict[dt.date, snapshot.DayRollup] = {}  # kept from one snapshot to the next
+        self._months: dict[dt.date, snapshot.MonthRollup] = {}  # likewise
+        # rollups of older days that a range covers whole but not their whole month
+        self._older_days: Shared[pa.Table | None] = Shared(
+            max_entries=10_000, max_size=32 * 2**20, size=lambda rows: int(rows.nbytes) if rows else 0
+        )
         # every session's results, for as long as this snapshot serves
         self._results: Shared[pd.DataFrame] = Shared(
             max_entries=4_000 if share_results else 0,
@@ -211,7 +239,7 @@ class StoreReader:
 
     def _query(self, snap: _Snapshot, name: str, filters: Filters, params: Mapping[str, Any]) -> pd.DataFrame:
         sql = load_sql(query_for(name, filters, snap.series_zone))
-        with self._cursor(snap, filters, reads_requests(sql, plan(filters, snap.series_zone))) as cur:
+        with self._cursor(snap, filters, days_read(sql, plan(filters, snap.series_zone))) as cur:
             return cur.execute(sql, dict(params) or None).df()
 
     @contextmanager
@@ -224,14 +252,26 @@ class StoreReader:
 
     @contextmanager
     def _cursor(
-        self, snap: _Snapshot, filters: Filters, requests: bool = True
+        self, snap: _Snapshot, filters: Filters, reads: Reads = "all"
     ) -> Iterator[duckdb.DuckDBPyConnection]:
         """A cursor of its own (DuckDB runs one query at a time per cursor) with the
-        filters and the day files of their window set (`requests` False: the query reads
-        no single request beyond the edge days, so the window's days are not loaded)."""
+        filters and the day files of their window set; `reads` says which days' single
+        requests the query reads (days_read), so that no others are loaded, and whether
+        the Nodes page's partials answer for the whole days."""
         assert filters.start is not None and filters.end is not None  # resolved
         days = window(snap.days, filters.start, filters.end)
-        whole = [t for day, t in snap.day_rollups.items() if days.whole_first <= day < days.whole_stop]
+        whole = self._whole_days(snap, days)
+        planned = plan(filters, snap.series_zone)
+        partials = reads == "edges" and planned["nodes"]
+        spans = serving.covered(filters.start, filters.end) if partials else []
+        if spans:
+            tables = self._window_partials(snap, spans, filters.tz)
+            span = (spans[0][0], spans[-1][1])
+        else:  # the raw spans are the whole range
+            tables, span = serving.empty_tables(), (filters.end, filters.end)
+        listed = {"all": days.days, "edges": days.edge_reach, "none": []}[reads]
+        if spans and (spans[0][0], spans[-1][1]) == (filters.start, filters.end):
+            listed = []  # the partials answer for the whole range: no request to read
         with self._lock:
             cur = snap.con.cursor()
         try:
@@ -239,16 +279,111 @@ class StoreReader:
             cur.register("window_rollups", pa.concat_tables(whole) if whole else snap.rollup_rows.slice(0, 0))
             series = [t for day, t in snap.day_series.items() if days.whole_first <= day < days.whole_stop]
             cur.register("window_series", pa.concat_tables(series) if series else SERIES_SCHEMA.empty_table())
-            for name, listed in (("window", days.days if requests else []), ("edge", days.edges)):
-                cached, on_disk = self._days.split(listed)
+            for name, table in tables.items():
+                cur.register(serving.PARTIAL_TABLES[name], table)
+            for name, some in (("window", listed), ("edge", days.edges)):
+                # the Nodes page's partials leave it minutes of requests at each end: read
+                # from the files, rather than days kept in memory for them
+                cached, on_disk = (
+                    ([], [path for _, path in some])
+                    if partials and name == "window"
+                    else self._days.split(some)
+                )
                 cur.register(
                     f"{name}_cached", pa.concat_tables(cached) if cached else day_cache.SCHEMA.empty_table()
                 )
                 files = [str(empty_day()), *(str(path) for path in on_disk)]
                 cur.execute(f"SET VARIABLE {name}_files = $files", {"files": files})
             cur.execute("SET VARIABLE filters = $filters", {"filters": filters.variable()})
-            cur.execute("SET VARIABLE plan = $plan", {"plan": plan(filters, snap.series_zone)})
+            cur.execute("SET VARIABLE plan = $plan", {"plan": planned})
+            cur.execute("SET VARIABLE whole = $whole", {"whole": {"start": span[0], "stop": span[1]}})
             yield cur
+        finally:
+            cur.close()
+
+    def _whole_days(self, snap: _Snapshot, days: Window) -> list[pa.Table]:
+        """The rollup rows of the days the window covers whole: the calendar months it
+        covers whole from the months, the other days from each day's rollup (kept in
+        memory if recent, else read from its file, through a small cache)."""
+        tables = []
+        day = days.whole_first
+        while day < days.whole_stop:
+            month = snapshot.month_of(day)
+            following = (month + 31 * DAY).replace(day=1)
+            if day == month and following <= days.whole_stop and month in snap.months:
+                tables.append(snap.months[month])
+                day = following
+                continue
+            if day in snap.day_rollups:
+                tables.append(snap.day_rollups[day])
+            elif day in snap.fingerprints:
+                rows = self._older_days.get((day, snap.fingerprints[day]), partial(self._read_rows, day))
+                if rows is not None:
+                    tables.append(rows)
+            day += DAY
+        return tables
+
+    def _read_rows(self, day: dt.date) -> pa.Table | None:
+        found = snapshot.day_rollup(self.store, day, None, self.zone)
+        return found.rows if found is not None else None
+
+    def _window_partials(
+        self, snap: _Snapshot, spans: list[tuple[dt.datetime, dt.datetime]], tz: str
+    ) -> dict[str, pa.Table]:
+        """The Nodes page's partials of `spans` (serving.covered) in zone `tz`, merged:
+        once for all the page's queries over the same spans."""
+        wanted = self._partial_jobs(snap, spans, tz)
+        return self._merged_partials.get(
+            tuple(key for _, _, key in wanted), lambda: serving.merged(self._partials_of(snap, wanted, tz))
+        )
+
+    def _partial_jobs(
+        self, snap: _Snapshot, spans: list[tuple[dt.datetime, dt.datetime]], tz: str
+    ) -> list[tuple[dt.datetime, dt.datetime, Hashable]]:
+        """Each span with what its partials depend on (their cache key): the span, the
+        zone, the day file and the one before."""
+        wanted: list[tuple[dt.datetime, dt.datetime, Hashable]] = []
+        for start, end in spans:
+            day = start.date()
+            if day in snap.days or day - DAY in snap.days:  # else no request was in flight
+                fingerprints = (snap.fingerprints.get(day), snap.fingerprints.get(day - DAY))
+                wanted.append((start, end, (start, end, tz, fingerprints)))
+        return wanted
+
+    def _partials_of(
+        self, snap: _Snapshot, wanted: list[tuple[dt.datetime, dt.datetime, Hashable]], tz: str
+    ) -> list[serving.Partials]:
+        """The partials of each span: from the cache, else computed, one at a time: at
+        10M requests a year, a day takes 0.1 GB of working memory, more in parallel, for
+        little gain on two cores."""
+        return list(
+            _partial_pool().map(
+                lambda job: self._partials.get(
+                    job[2], lambda: self._compute_partials(snap, job[0], job[1], tz)
+                ),
+                wanted,
+            )
+        )
+
+    def _compute_partials(
+        self, snap: _Snapshot, start: dt.datetime, end: dt.datetime, tz: str
+    ) -> serving.Partials:
+        """The partials of [start, end), within one UTC day: the serving views over it as
+        the range, over that day's requests and those of the day before, read from their
+        files (not kept: the partials are)."""
+        span = Filters(start=start, end=end, tz=tz, bucket="day")
+        day = start.date()
+        files = [str(empty_day()), *(str(snap.days[d]) for d in (day - DAY, day) if d in snap.days)]
+        with self._lock:
+            cur = snap.con.cursor()
+        try:
+            for name, table in serving.empty_tables().items():
+                cur.register(serving.PARTIAL_TABLES[name], table)
+            cur.register("window_cached", day_cache.SCHEMA.empty_table())
+            cur.execute("SET VARIABLE window_files = $files", {"files": files})
+            cur.execute("SET VARIABLE filters = $filters", {"filters": span.variable()})
+            cur.execute("SET VARIABLE whole = $whole", {"whole": {"start": end, "stop": end}})
+            return serving.compute(cur)
         finally:
             cur.close()
 
@@ -290,11 +425,11 @@ class StoreReader:
                 self._loading = False
 
     def _load(self, found: tuple[tuple[str, int, int], ...]) -> _Snapshot:
-        con, rollup_rows = snapshot.load(self.store, self._rollups, self.zone)
+        con, rollup_rows = snapshot.load(self.store, self._rollups, self._months, self.zone)
         row = con.execute("SELECT min(first_start), max(last_start) FROM rollup_rows").fetchone()
         first, last = row if row else (None, None)
         days = {day: rollup.path for day, rollup in self._rollups.items()}
-        day_rollups = {day: rollup.rows for day, rollup in self._rollups.items()}
+        day_rollups = {day: rollup.rows for day, rollup in self._rollups.items() if rollup.rows is not None}
         zones = {rollup.zone for rollup in self._rollups.values()}
         return _Snapshot(
             con=con,
@@ -303,8 +438,10 @@ class StoreReader:
             last=last,
             days=days,
             rollup_rows=rollup_rows,
+            months={month: m.rows for month, m in self._months.items()},
             day_rollups=day_rollups,
             day_series={day: rollup.series for day, rollup in self._rollups.items()},
+            fingerprints={day: rollup.fingerprint for day, rollup in self._rollups.items()},
             series_zone=zones.pop() if len(zones) == 1 else (self.zone if not zones else None),
         )
 
@@ -324,6 +461,16 @@ class StoreReader:
 
 POOL_WORKERS = 3
 _executor: ThreadPoolExecutor | None = None
+_partial_executor: ThreadPoolExecutor | None = None
+
+
+def _partial_pool() -> ThreadPoolExecutor:
+    """The days' partials are computed here, not in the queries' pool: a query waiting for
+    them there could leave no worker to compute them."""
+    global _partial_executor  # noqa: PLW0603  one pool per process, made on first use
+    if _partial_executor is None:
+        _partial_executor = ThreadPoolExecutor(1, thread_name_prefix="partials")
+    return _partial_executor
 
 
 def _pool() -> ThreadPoolExecutor:

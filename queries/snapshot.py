@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import duckdb
@@ -35,7 +35,7 @@ from etl.store import (
     requests_dir,
     stored_days,
 )
-from queries import day_cache
+from queries import day_cache, serving
 from queries.metrics import DERIVED, GROUPS, PARTS, macro_statements
 from queries.window import empty_day
 
@@ -84,7 +84,7 @@ class DayRollup:
 
     path: Path
     fingerprint: Fingerprint
-    rows: pa.Table
+    rows: pa.Table | None  # None: let go of (an older day; its month holds it merged)
     series: pa.Table
     zone: str  # the display zone of the series' local dates
 
@@ -116,6 +116,42 @@ def day_rollup(store: Path, day: dt.date, known: DayRollup | None, zone: str) ->
     return DayRollup(source.path, fingerprint, _compact(rows), series, series_zone)
 
 
+def _merge_months(
+    store: Path,
+    rollups: dict[dt.date, DayRollup],
+    months: dict[dt.date, MonthRollup],
+    *,
+    zone: str,
+    days: list[dt.date],
+    newest: dt.date,
+) -> None:
+    """Bring the month of `days` (all of one month) up to date with `rollups` (merged
+    again when one of its day files changed), then let go of the rows of its days that
+    are older than RECENT_DAYS before the `newest` day of the store."""
+    present = [day for day in days if day in rollups]
+    if not present:
+        return
+    month = month_of(present[0])
+    sources = tuple((day, rollups[day].fingerprint) for day in present)
+    known = months.get(month)
+    if known is None or known.sources != sources:
+        tables = [rows for day in present if (rows := rows_of(store, rollups[day], day, zone)) is not None]
+        merged = rollup.merge(tables, month) if tables else rollup.ROLLUP_SCHEMA.empty_table()
+        months[month] = MonthRollup(sources, _compact(merged))
+    horizon = newest - dt.timedelta(days=RECENT_DAYS)
+    for day in present:
+        if day < horizon and rollups[day].rows is not None:
+            rollups[day] = replace(rollups[day], rows=None)
+
+
+def rows_of(store: Path, known: DayRollup, day: dt.date, zone: str) -> pa.Table | None:
+    """A day's rollup rows: kept in memory, else read again (None: the day file is gone)."""
+    if known.rows is not None:
+        return known.rows
+    again = day_rollup(store, day, None, zone)
+    return again.rows if again is not None else None
+
+
 def _compact(rows: pa.Table) -> pa.Table:
     """The group columns dictionary-encoded: a few people, models and nodes repeated over
     thousands of rows (a 64-character key hash in every row, otherwise)."""
@@ -126,29 +162,57 @@ def _compact(rows: pa.Table) -> pa.Table:
     return rows
 
 
+# The rollup rows of the most recent days stay in memory (every rolling range up to two
+# months reads them); older days are kept merged per month, and a range that covers an
+# older month in part reads those days' rollup files.
+RECENT_DAYS = 62
+
+
+@dataclass(frozen=True)
+class MonthRollup:
+    """A calendar month's rollup rows merged over its days (`date` is the month's first
+    day), and the day files they come from."""
+
+    sources: tuple[tuple[dt.date, Fingerprint], ...]
+    rows: pa.Table
+
+
+def month_of(day: dt.date) -> dt.date:
+    return day.replace(day=1)
+
+
 def load(
-    store: Path, rollups: dict[dt.date, DayRollup], zone: str
+    store: Path, rollups: dict[dt.date, DayRollup], months: dict[dt.date, MonthRollup], zone: str
 ) -> tuple[duckdb.DuckDBPyConnection, pa.Table]:
     """A new in-memory database over the store as it is now, with the small tables copied
     in and the views over the day files that each query points at its window; and the
-    rollup rows of every day (`rollups`, kept up to date here) as one Arrow table, which
-    every cursor registers as `rollup_rows` (a registered table is the cursor's own)."""
+    rollup rows of every month (`months`; `rollups` holds each day's series, and the rows
+    of the recent days: both kept up to date here) as one Arrow table, which every cursor
+    registers as `rollup_rows` (a registered table is the cursor's own)."""
     days = stored_days(store)
     for day in set(rollups) - set(days):
         del rollups[day]
-    # a first load reads a rollup file per day: in parallel, as reading Parquet frees the GIL
+    # a first load reads a rollup file per day: in parallel, as reading Parquet frees the
+    # GIL; a month at a time, merged before the next, so that a year is never all in memory
+    by_month: dict[dt.date, list[dt.date]] = {}
+    for day in days:
+        by_month.setdefault(month_of(day), []).append(day)
     with ThreadPoolExecutor(LOAD_THREADS) as pool:
-        found = pool.map(lambda day: day_rollup(store, day, rollups.get(day), zone), days)
-        for day, day_rows in zip(days, found, strict=True):
-            if day_rows is None:
-                rollups.pop(day, None)
-            else:
-                rollups[day] = day_rows
+        for its_days in by_month.values():
+            found = pool.map(lambda day: day_rollup(store, day, rollups.get(day), zone), its_days)
+            for day, day_rows in zip(its_days, found, strict=True):
+                if day_rows is None:
+                    rollups.pop(day, None)
+                else:
+                    rollups[day] = day_rows
+            _merge_months(store, rollups, months, zone=zone, days=its_days, newest=days[-1])
+    for month in set(months) - set(by_month):
+        del months[month]
     con = duckdb.connect()
     con.execute("SET preserve_insertion_order = false")
     pa.default_memory_pool().release_unused()  # what reading the files took and let go
-    tables = [rollups[day].rows for day in sorted(rollups)]
-    rollup_rows = pa.concat_tables(tables) if tables else rollup.ROLLUP_SCHEMA.empty_table()
+    tables = [months[month].rows for month in sorted(months)]
+    rollup_rows = pa.concat_tables(tables) if tables else _compact(rollup.ROLLUP_SCHEMA.empty_table())
     con.register("rollup_rows", rollup_rows)
     con.register("window_rollups", rollup_rows)  # each cursor: the whole days of its window
     con.register("window_series", rollup.SERIES_SCHEMA.empty_table())  # likewise
@@ -171,7 +235,12 @@ def load(
     con.execute(_requests_view("requests", "window", "*"))
     con.execute(_requests_view("edge_requests", "edge", ", ".join(_quote(g) for g in GROUPS)))
     con.execute(_requests_view("edge_series", "edge", SERIES_COLUMNS))
+    for name, table in serving.empty_tables().items():  # each cursor: its window's whole days
+        con.register(serving.PARTIAL_TABLES[name], table)
+    con.execute("SET VARIABLE whole = $w", {"w": {"start": None, "stop": None}})
     con.execute(SETUP_SQL.read_text(encoding="utf-8"))
+    for statement in serving.SERVING_STATEMENTS:
+        con.execute(statement)
     return con, rollup_rows
 
 

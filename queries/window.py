@@ -43,6 +43,13 @@ class Window:
     whole_first: dt.date  # the days [whole_first, whole_stop) are covered whole
     whole_stop: dt.date
 
+    @property
+    def edge_reach(self) -> list[tuple[dt.date, Path]]:
+        """The day files of the edges and of the days before them: every request that
+        may be in flight during an edge."""
+        edges = {day for day, _ in self.edges}
+        return [(day, path) for day, path in self.days if day in edges or day + DAY in edges]
+
 
 def window(days: Mapping[dt.date, Path], start: dt.datetime, end: dt.datetime) -> Window:
     """The files and whole days of [start, end) among the store's `days`."""
@@ -64,13 +71,16 @@ def plan(filters: Filters, series_zone: str | None) -> dict[str, bool]:
     """Which rollups can answer for `filters` (the session variable `plan`): the series
     (days by local date, status and latency bin) hold no person, key, model, node or
     client, so they answer only when none of those narrows the view; their local dates
-    are those of one display zone, so daily buckets come from them only in that zone."""
+    are those of one display zone, so daily buckets come from them only in that zone.
+    The Nodes page's partials (queries/serving.py) hold no status either, and their
+    local dates are days: they answer with no filter but the range, by day."""
     series = (
         not (filters.users or filters.models or filters.nodes or filters.clients)
         and filters.only_keys is None
     )
     days = series and filters.bucket_size == "day" and filters.tz == series_zone
-    return {"series": series, "days": days}
+    nodes = series and not filters.statuses and filters.bucket_size == "day"
+    return {"series": series, "days": days, "nodes": nodes}
 
 
 # a query, and the one that gives the same result from the series when the plan allows

@@ -35,10 +35,18 @@ RANGE = Filters(
 
 
 def timed(
-    kind: str, rid: str, start: str, end: str, *, first: str | None, completion: int, prompt: int
+    kind: str,
+    rid: str,
+    start: str,
+    end: str,
+    *,
+    first: str | None,
+    completion: int,
+    prompt: int,
+    day: str = "2026-11-20T",
 ) -> Any:
-    day = "2026-11-20T"
-    begin, finish = dt.datetime.fromisoformat(day + start), dt.datetime.fromisoformat(day + end)
+    begin = dt.datetime.fromisoformat(start if "T" in start else day + start)
+    finish = dt.datetime.fromisoformat(end if "T" in end else day + end)
     row = spend_log(
         kind,
         request_id=rid,
@@ -172,3 +180,49 @@ def test_failures_by_node_and_error_class(tmp_path: Path) -> None:
         ("unknown", "ProxyModelNotFoundError", 1)
     ]
     assert failures.iloc[0]["bucket"].hour == 8  # 08:30 in Seoul
+
+
+def test_a_range_of_whole_days_reads_the_days_partials_and_counts_across_midnight(tmp_path: Path) -> None:
+    """Over whole days, with no filter, the Nodes page reads each day's partials
+    (queries/serving.py): a request running across midnight is in flight on both days,
+    and every figure equals the same read from the requests themselves."""
+    from dataclasses import replace
+
+    from queries.pages import NODES_QUERIES
+    from queries.runner import days_read, load_sql
+    from queries.window import plan
+
+    overnight = [
+        timed("llamacpp_non_streamed", "m1", "2026-11-19T23:59:00", "2026-11-20T00:01:00", first=None,
+              completion=100, prompt=700),
+        timed("llamacpp_non_streamed", "m2", "00:00:30", "00:00:40", first=None, completion=100, prompt=900),
+    ]  # fmt: skip
+    store = tmp_path / "store"
+    ingest_rows(Config(store=store, nodes=NODES), [*ROWS, *overnight])
+    reader = StoreReader(store, share_results=False)
+    days = Filters(
+        start=dt.datetime(2026, 11, 18, tzinfo=dt.UTC), end=dt.datetime(2026, 11, 22, tzinfo=dt.UTC), tz="UTC"
+    )
+    assert plan(days, "UTC")["nodes"]
+    assert all(days_read(load_sql(name), plan(days, "UTC")) == "edges" for name in NODES_QUERIES)
+
+    rows = by(reader.run("concurrency", days), "node", "bucket")
+    nov19, nov20 = dt.datetime(2026, 11, 19), dt.datetime(2026, 11, 20)
+    assert rows[("l40-a", nov19)]["peak_in_flight"] == 1  # m1's last minute of the 19th
+    assert rows[("l40-a", nov19)]["avg_in_flight"] == pytest.approx(60 / 86400)
+    assert rows[("l40-a", nov20)]["peak_in_flight"] == 2  # m1 with m2 at 00:00:30; r4 with r1
+    busy = 60 + 10 + (15 + 30 + 10 + 20 + 20)  # m1, m2, then r4 r1 r2 r3 r5 whole
+    assert rows[("l40-a", nov20)]["avg_in_flight"] == pytest.approx(busy / 86400)
+    levels = by(reader.run("latency_by_concurrency", days), "node", "in_flight")
+    assert levels[("l40-a", 2)]["requests"] == 4  # m2 (with m1), r1, r2, r3
+    # the same figures from the requests: no whole day answered by partials
+    raw = replace(days, nodes=("l40-a", "blackwell"))
+    assert not plan(raw, "UTC")["nodes"]
+    for name in ("concurrency", "failures_by_bucket"):
+        assert reader.run(name, days).equals(reader.run(name, raw)), name
+    for name in ("node_performance", "node_speed_by_bucket", "latency_by_concurrency"):
+        got, exact = reader.run(name, days), reader.run(name, raw)
+        assert list(got.columns) == list(exact.columns) and len(got) == len(exact)
+        assert (got["requests"] == exact["requests"]).all(), name
+        for column in ("latency_p50_ms", "ttft_p50_ms"):  # from bins, within HIST_ACCURACY
+            assert got[column].tolist() == pytest.approx(exact[column].tolist(), rel=0.01, nan_ok=True)

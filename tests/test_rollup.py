@@ -23,7 +23,8 @@ from etl.load import write_day
 from etl.store import ROLLUPS_DIR, day_file, stored_days
 from queries import day_cache
 from queries.filters import Filters
-from queries.metrics import HIST_ACCURACY
+from queries.metrics import HIST_ACCURACY, METRICS
+from queries.pages import NODES_QUERIES
 from queries.runner import StoreReader, load_sql, query_names
 from queries.window import empty_day, query_for
 from tests.test_queries import EXAMPLE_PARAMS
@@ -31,11 +32,15 @@ from tests.test_queries import EXAMPLE_PARAMS
 REPO = Path(__file__).resolve().parent.parent
 NOW = dt.datetime(2026, 12, 3, 3, 0, tzinfo=dt.UTC)
 ZONE = "Asia/Seoul"  # the display zone of Config() (dashboard.timezone)
+LAB_DAYS = 75
 ZONES = ("UTC", "Asia/Seoul", "Asia/Kolkata", "Asia/Kathmandu", "America/New_York", "Australia/Adelaide")
 # the queries that read rollups, and the views their raw twins read instead
 SUMS = {"scoped_sums": "scoped", "in_scope_sums": "in_scope"}
-ROLLUP_QUERIES = sorted(n for n in query_names() if any(v in load_sql(n) for v in SUMS) or n == "by_bucket")
-PERCENTILES = {"latency_p50_ms"}  # from the series: within HIST_ACCURACY of the exact value
+ROLLUP_QUERIES = sorted(
+    n for n in query_names() if any(v in load_sql(n) for v in SUMS) or n == "by_bucket" or n in NODES_QUERIES
+)
+# from the series and the Nodes page's partials: within HIST_ACCURACY of the exact value
+PERCENTILES = {m.name for m in METRICS if m.per_request}
 PARAMS: dict[str, dict[str, Any]] = {
     "key_lookup": {"key_hash": "0" * 64},
     "student_keys": {"user_id": "minji.park"},
@@ -45,9 +50,10 @@ PARAMS: dict[str, dict[str, Any]] = {
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The simulated lab's 30 days, written by the ETL's own code."""
+    """The simulated lab's last 75 days, written by the ETL's own code: whole calendar
+    months (which readers merge) and days older than the ones they keep in memory."""
     store = tmp_path_factory.mktemp("rollup") / "store"
-    demo.build(store, now=NOW)
+    demo.build(store, now=NOW, days=LAB_DAYS)
     return store
 
 
@@ -143,7 +149,8 @@ def _raw_twin(reader: StoreReader, name: str, filters: Filters) -> pd.DataFrame:
     with reader.cursor(filters) as cur:
         cur.register("window_cached", day_cache.SCHEMA.empty_table())
         cur.execute("SET VARIABLE window_files = $f", {"f": everything})
-        cur.execute("SET VARIABLE plan = $p", {"p": {"series": False, "days": False}})
+        cur.execute("SET VARIABLE plan = $p", {"p": {"series": False, "days": False, "nodes": False}})
+        cur.execute("SET VARIABLE whole = $w", {"w": {"start": filters.end, "stop": filters.end}})
         return cur.execute(sql, PARAMS.get(name) or None).df()
 
 
@@ -162,12 +169,12 @@ def assert_same(got: pd.DataFrame, expected: pd.DataFrame, label: str) -> None:
 
 @st.composite
 def filters(draw: st.DrawFn, dims: dict[str, list[str]], keys: list[str]) -> Filters:
-    first = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
-    slot = draw(st.integers(0, 34 * 96)) * dt.timedelta(minutes=15)
+    first = NOW - dt.timedelta(days=LAB_DAYS + 2)
+    slot = draw(st.integers(0, (LAB_DAYS + 4) * 96)) * dt.timedelta(minutes=15)
     jitter = draw(
         st.sampled_from([dt.timedelta(0), dt.timedelta(0), dt.timedelta(seconds=draw(st.integers(1, 899)))])
     )
-    length = draw(st.sampled_from([1, 4, 24, 48, 7 * 24, 30 * 24])) * dt.timedelta(hours=1)
+    length = draw(st.sampled_from([1, 4, 24, 48, 7 * 24, 30 * 24, 45 * 24, 70 * 24])) * dt.timedelta(hours=1)
     start = first + slot + jitter
 
     def some(values: list[str]) -> tuple[str, ...]:
@@ -201,6 +208,16 @@ def test_every_rollup_query_equals_its_twin_over_the_requests(lab: Path) -> None
             )
 
     check()
+    # whole calendar months (read merged), and older days than the reader keeps in memory
+    autumn = Filters(
+        start=dt.datetime(2026, 9, 21, 7, tzinfo=dt.UTC), end=dt.datetime(2026, 12, 1, tzinfo=dt.UTC), tz=ZONE
+    )
+    snap = reader._snapshot()
+    assert {dt.date(2026, 10, 1), dt.date(2026, 11, 1)} <= set(snap.months)
+    assert min(snap.day_rollups) > dt.date(2026, 9, 23)  # those days are read from their files
+    for name in ROLLUP_QUERIES:
+        got = reader.run(name, autumn, **PARAMS.get(name, {}))
+        assert_same(got, _raw_twin(reader, name, autumn), f"{name} {autumn}")
     assert {"totals", "by_user", "by_node", "by_client", "by_model", "peers", "dimensions"} <= set(
         ROLLUP_QUERIES
     )
@@ -229,7 +246,7 @@ def test_a_damaged_rollup_is_replaced_by_summing_its_day_file(lab: Path, tmp_pat
 @pytest.mark.parametrize("name", query_names())
 def test_a_query_said_to_read_no_requests_gives_the_same_with_them(lab: Path, name: str) -> None:
     """The runner skips loading the range's requests for queries that do not read them
-    (queries/runner.py reads_requests): were it wrong, a number would silently drop."""
+    (queries/runner.py days_read): were it wrong, a number would silently drop."""
     reader = StoreReader(lab, share_results=False)
     params = {**EXAMPLE_PARAMS, **PARAMS}.get(name, {})
     for f in (
@@ -241,3 +258,45 @@ def test_a_query_said_to_read_no_requests_gives_the_same_with_them(lab: Path, na
             sql = load_sql(query_for(name, resolved, ZONE))
             expected = cur.execute(sql, params or None).df()
         assert_same(reader.run(name, f, **params), expected, f"{name} {f}")
+
+
+def test_a_rewritten_day_is_computed_again_in_its_nodes_partials_and_month(
+    lab: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Nodes page's partials of a day are kept under its day file's fingerprint (and
+    the one of the day before), a month's merged rollups under those of its days: when
+    the ETL rewrites a day, the pages show the new day, never what was derived from the
+    old one."""
+    import shutil
+    import time
+
+    monkeypatch.setattr("queries.runner.RECHECK_S", 0.0)
+    store = tmp_path / "store"
+    shutil.copytree(lab, store)
+    reader = StoreReader(store, share_results=False)
+    month = Filters(start=NOW - dt.timedelta(days=20), end=NOW - dt.timedelta(days=2), tz=ZONE)
+    before = {name: reader.run(name, month) for name in NODES_QUERIES}
+    october = Filters(
+        start=dt.datetime(2026, 9, 30, 15, tzinfo=dt.UTC),
+        end=dt.datetime(2026, 11, 1, tzinfo=dt.UTC),
+        tz=ZONE,
+    )
+    october_before = reader.run("totals", october)
+    for day in ((NOW - dt.timedelta(days=10)).date(), dt.date(2026, 10, 2)):  # recent, and in a month
+        rows = pq.read_table(day_file(store, day))
+        write_day(store, day, rows.slice(0, rows.num_rows // 2))  # as a run rewriting the day would
+    deadline = time.monotonic() + 20
+    while (
+        reader.run("node_performance", month)["requests"].sum()
+        == before["node_performance"]["requests"].sum()
+    ):
+        assert time.monotonic() < deadline, "the rewritten day never showed"
+        time.sleep(0.05)
+    for name in NODES_QUERIES:
+        got = reader.run(name, month)
+        assert_same(got, _raw_twin(reader, name, month), name)
+    assert not reader.run("node_performance", month).equals(before["node_performance"])
+    # the month of the other day is merged again
+    for name in ("totals", "by_user", "by_node"):
+        assert_same(reader.run(name, october), _raw_twin(reader, name, october), name)
+    assert reader.run("totals", october)["requests"][0] < october_before["requests"][0]

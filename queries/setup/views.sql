@@ -163,3 +163,86 @@ SELECT *
 FROM users u
 WHERE getvariable('filters').only_keys::VARCHAR[] IS NULL
    OR u.user_id IN (SELECT user_id FROM keys_in_scope WHERE user_id IS NOT NULL);
+
+-- The Nodes page. On the days the range covers whole, its figures come from each day's
+-- serving partials (queries/serving.py, registered per cursor as window_flight,
+-- window_perf, window_levels and window_failures); on the rest of the range, its raw
+-- spans, from single requests. The runner sets `whole` to the whole days' span when the
+-- plan lets the partials answer (no filter but the range), else to an empty span at the
+-- range's end, and then the raw spans are the whole range.
+CREATE MACRO in_raw_span(t) AS
+    in_range(t)
+    AND NOT (t >= getvariable('whole').start::TIMESTAMPTZ AND t < getvariable('whole').stop::TIMESTAMPTZ);
+
+CREATE VIEW raw_spans AS
+SELECT lo, hi
+FROM (
+    SELECT
+        getvariable('filters').range_start::TIMESTAMPTZ AS lo,
+        least(getvariable('filters').range_end::TIMESTAMPTZ, getvariable('whole').start::TIMESTAMPTZ) AS hi
+    UNION ALL
+    SELECT
+        greatest(getvariable('filters').range_start::TIMESTAMPTZ, getvariable('whole').stop::TIMESTAMPTZ),
+        getvariable('filters').range_end::TIMESTAMPTZ
+)
+WHERE lo < hi;
+
+-- flight_segments: in each raw span, how many selected requests each node had in flight
+-- from `moment` until `until` (a request that began before the span, or ends after it,
+-- counts for its part inside). All events at one instant count together, so a request
+-- that ends exactly when another starts does not overlap it; every node's level is also
+-- read at the start of every 15-minute slot, so no segment straddles two slots.
+CREATE VIEW flight_segments AS
+WITH busy AS (
+    SELECT f.node, f.start_time, f.end_time, s.lo, s.hi
+    FROM overlapping f
+    JOIN raw_spans s ON f.start_time < s.hi AND f.end_time > s.lo
+),
+slots AS (
+    SELECT lo, hi, greatest(make_timestamptz(q15 * 900000000), lo) AS slot_start
+    FROM (
+        SELECT lo, hi, unnest(range(epoch_us(lo) // 900000000, (epoch_us(hi) + 899999999) // 900000000)) AS q15
+        FROM raw_spans
+    )
+),
+events AS (
+    SELECT lo, hi, node, greatest(start_time, lo) AS moment, 1 AS delta FROM busy
+    UNION ALL
+    SELECT lo, hi, node, end_time, -1 FROM busy WHERE end_time < hi
+    UNION ALL
+    SELECT s.lo, s.hi, n.node, s.slot_start, 0
+    FROM (SELECT DISTINCT lo, node FROM busy) n
+    JOIN slots s ON s.lo = n.lo
+),
+changes AS (
+    SELECT lo, hi, node, moment, sum(delta) AS delta FROM events GROUP BY lo, hi, node, moment
+)
+SELECT
+    node,
+    moment,
+    sum(delta) OVER w AS in_flight,
+    coalesce(lead(moment) OVER w, hi) AS until
+FROM changes
+WINDOW w AS (PARTITION BY lo, node ORDER BY moment ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW);
+
+-- flight_slots: per 15-minute slot and node, the most requests in flight at once and
+-- the request-microseconds spent in it (the sum over time of the requests in flight)
+CREATE VIEW flight_slots AS
+SELECT q15, node, peak, request_us FROM window_flight
+UNION ALL
+SELECT
+    epoch_us(moment) // 900000000 AS q15,
+    node,
+    max(in_flight)::BIGINT AS peak,
+    sum(in_flight * (epoch_us(until) - epoch_us(moment)))::BIGINT AS request_us
+FROM flight_segments
+GROUP BY ALL;
+
+-- failure_slots: the failed requests per 15-minute slot, node and error class
+CREATE VIEW failure_slots AS
+SELECT q15, node, error_class, status, n FROM window_failures
+UNION ALL
+SELECT f.q15, f.node, f.error_class, f.status, count(*) AS n
+FROM scoped f
+WHERE f.status = 'failure' AND in_raw_span(f.start_time)
+GROUP BY ALL;

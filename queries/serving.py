@@ -1,0 +1,312 @@
+"""The Nodes page's figures per span of time, computed once and merged: what lets that
+page cost what its window asks for.
+
+Its figures need single requests: percentiles of latency, time to first token, output
+speed and prompt size, and how many requests each node had in flight at every moment.
+Read from the requests, a month of a busy lab is millions of rows and a walk through
+every start and end. But each UTC day's share of them (or a span of quarter hours of
+it) can be computed once and kept, as partials:
+
+- `flight`: per 15-minute slot and node, the peak of requests in flight and the
+  request-microseconds spent (levels are read with the requests of the day before,
+  still running at midnight; a request counts in flight for at most a day after the
+  day it started, as everywhere on the page);
+- `perf`: per node and model, how many requests had each value of each percentile
+  measure of queries/metrics.py, in its logarithmic bins (within HIST_ACCURACY);
+- `speed`: the same per local date (in the page's time zone) and node;
+- `levels`: the same per node and level in flight at the request's start (capped at 64);
+- `failures`: failed requests per 15-minute slot, node and error class.
+
+They merge exactly: slots add up into any display bucket (every UTC offset in use is a
+multiple of 15 minutes), counts per bin into any percentile. The reader computes a
+span's partials with the very views the page reads (queries/setup/views.sql, over that
+span as the range), and caches them under the span, the zone and the fingerprints of
+the day file and the one before (a day the ETL rewrote is computed again). They answer
+where no filter but the range narrows the view and buckets are days; elsewhere, and in
+the quarter hours cut by the range's ends, the same views read the requests themselves.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+import duckdb
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from queries.metrics import METRICS
+
+LEVEL_CAP = 64  # levels in flight above this are counted together
+DICTIONARY = ("node", "model_group", "measure", "error_class", "status")
+
+PARTIAL_SCHEMAS: dict[str, pa.Schema] = {
+    "flight": pa.schema(
+        [("q15", pa.int64()), ("node", pa.string()), ("peak", pa.int64()), ("request_us", pa.int64())]
+    ),
+    "perf": pa.schema(
+        [
+            ("node", pa.string()),
+            ("model_group", pa.string()),
+            ("measure", pa.string()),
+            ("bin", pa.int32()),
+            ("n", pa.int64()),
+        ]
+    ),
+    "speed": pa.schema(
+        [
+            ("local_date", pa.date32()),
+            ("node", pa.string()),
+            ("measure", pa.string()),
+            ("bin", pa.int32()),
+            ("n", pa.int64()),
+        ]
+    ),
+    "levels": pa.schema(
+        [
+            ("node", pa.string()),
+            ("in_flight", pa.int32()),
+            ("measure", pa.string()),
+            ("bin", pa.int32()),
+            ("n", pa.int64()),
+        ]
+    ),
+    "failures": pa.schema(
+        [
+            ("q15", pa.int64()),
+            ("node", pa.string()),
+            ("error_class", pa.string()),
+            ("status", pa.string()),
+            ("n", pa.int64()),
+        ]
+    ),
+}
+
+# A day's partials, from the serving views over that day as the range (all raw spans)
+PARTIAL_SQL: dict[str, str] = {
+    "flight": "SELECT q15, node, peak, request_us FROM flight_slots",
+    "perf": """
+        SELECT node, model_group, measure, hist_bin(value) AS bin, sum(n) AS n
+        FROM serving_perf GROUP BY ALL""",
+    "speed": """
+        SELECT (bucket_start AT TIME ZONE getvariable('filters').tz::VARCHAR)::DATE AS local_date,
+               node, measure, hist_bin(value) AS bin, sum(n) AS n
+        FROM serving_speed GROUP BY ALL""",
+    "levels": """
+        SELECT node, in_flight, measure, hist_bin(value) AS bin, sum(n) AS n
+        FROM serving_levels GROUP BY ALL""",
+    "failures": "SELECT q15, node, error_class, status, n FROM failure_slots",
+}
+
+# Every per-request value a percentile of queries/metrics.py is taken of
+PERCENTILES = tuple(m for m in METRICS if m.of is not None)
+MEASURES = tuple(sorted({m.of for m in PERCENTILES if m.of is not None}))
+QUANTILES = tuple(sorted({m.q for m in PERCENTILES if m.q is not None}))
+# `requests` is a measure too: one value (0) per request, so that its count comes along
+_COUNTED = ("requests", *MEASURES)
+
+
+def _value(measure: str, row: str) -> str:
+    return "0.0" if measure == "requests" else f"{row}.{measure}::DOUBLE"
+
+
+# one row per measure of each request: CROSS JOIN it, and take the value of `m.measure`
+_MEASURE_ROWS = "(VALUES " + ", ".join(f"('{m}')" for m in _COUNTED) + ") AS m(measure)"
+
+
+def _value_of(row: str) -> str:
+    return "CASE m.measure " + " ".join(f"WHEN '{m}' THEN {_value(m, row)}" for m in _COUNTED) + " END"
+
+
+def _q(q: float) -> str:
+    return f"{round(q * 1000):03d}"
+
+
+# What the Nodes page's percentiles are computed from, one row per value and how many
+# requests had it: the partials of the range's whole quarter hours (a bin's value) and
+# every request of its raw spans (its own value). One view per kind (binding one view of
+# all three took 50 ms per query): by node and model, by display bucket and node, by node
+# and how many requests it had in flight when the request started.
+SERVING_VALUES = f"""
+CREATE VIEW serving_perf AS
+SELECT NULL::TIMESTAMPTZ AS bucket_start, p.node, p.model_group, NULL::INTEGER AS in_flight,
+       p.measure, hist_value(p.bin) AS value, p.n
+FROM window_perf p
+UNION ALL
+SELECT NULL, r.node, r.model_group, NULL, m.measure, {_value_of("r")}, 1
+FROM scoped r CROSS JOIN {_MEASURE_ROWS}
+WHERE in_raw_span(r.start_time);
+
+CREATE VIEW serving_speed AS
+SELECT d.bucket_start, p.node, NULL::VARCHAR AS model_group, NULL::INTEGER AS in_flight,
+       p.measure, hist_value(p.bin) AS value, p.n
+FROM window_speed p
+LEFT JOIN (SELECT bucket::DATE AS local_date, min(bucket_start) AS bucket_start FROM buckets GROUP BY 1) d
+    ON d.local_date = p.local_date
+UNION ALL
+SELECT b.bucket_start, r.node, NULL, NULL, m.measure, {_value_of("r")}, 1
+FROM scoped r JOIN buckets b ON b.q15 = r.q15 CROSS JOIN {_MEASURE_ROWS}
+WHERE in_raw_span(r.start_time);
+
+CREATE VIEW serving_levels AS
+SELECT NULL::TIMESTAMPTZ AS bucket_start, l.node, NULL::VARCHAR AS model_group, l.in_flight,
+       l.measure, hist_value(l.bin) AS value, l.n
+FROM window_levels l
+UNION ALL
+SELECT NULL, r.node, NULL, least(l.in_flight, {LEVEL_CAP})::INTEGER, m.measure, {_value_of("r")}, 1
+FROM scoped r JOIN flight_segments l ON l.node = r.node AND l.moment = r.start_time CROSS JOIN {_MEASURE_ROWS}
+WHERE in_raw_span(r.start_time);
+"""
+
+_KEYS = ("bucket_start", "node", "model_group", "in_flight")
+_PLACED = ",\n        ".join(
+    f"(any_value(total) - 1) * {q} AS at_{_q(q)},\n"
+    f"        min(value) FILTER (WHERE upto > floor((total - 1) * {q})) AS below_{_q(q)},\n"
+    f"        min(value) FILTER (WHERE upto > ceil((total - 1) * {q})) AS above_{_q(q)}"
+    for q in QUANTILES
+)
+_INTERPOLATED = ",\n        ".join(
+    f"below_{_q(q)} + (at_{_q(q)} - floor(at_{_q(q)})) * (above_{_q(q)} - below_{_q(q)}) AS q_{_q(q)}"
+    for q in QUANTILES
+)
+_PIVOTED = ",\n    ".join(
+    f"max(q_{_q(m.q)}) FILTER (WHERE measure = '{m.of}') AS {m.name}" for m in PERCENTILES if m.q is not None
+)
+SERVING_QUANTILES = f"""
+-- serving_quantiles(kind, by_bucket, by_node, by_model, by_level): per group of the
+-- view serving_<kind> (by display bucket, node, model and level in flight, as the
+-- flags say; a key not grouped by is NULL), the requests and every percentile of
+-- queries/metrics.py, each found among the values as quantile_cont finds it among
+-- requests (the value at its position, interpolated between the two around it)
+CREATE MACRO serving_quantiles(of_kind, by_bucket, by_node, by_model, by_level) AS TABLE
+WITH counted AS (
+    SELECT
+        CASE WHEN by_bucket THEN bucket_start END AS bucket_start,
+        CASE WHEN by_node THEN node::VARCHAR END AS node,
+        CASE WHEN by_model THEN model_group::VARCHAR END AS model_group,
+        CASE WHEN by_level THEN in_flight END AS in_flight,
+        measure,
+        value,
+        sum(n) AS n
+    FROM query_table('serving_' || of_kind)
+    WHERE value IS NOT NULL
+    GROUP BY ALL
+),
+ranked AS (
+    SELECT
+        *,
+        sum(n) OVER (by_group ORDER BY value ROWS UNBOUNDED PRECEDING) AS upto,
+        sum(n) OVER by_group AS total
+    FROM counted
+    WINDOW by_group AS (PARTITION BY {", ".join(_KEYS)}, measure)
+),
+placed AS (
+    SELECT
+        {", ".join(_KEYS)},
+        measure,
+        any_value(total) AS total,
+        {_PLACED}
+    FROM ranked
+    GROUP BY ALL
+),
+quantiles AS (
+    SELECT
+        {", ".join(_KEYS)},
+        measure,
+        total,
+        {_INTERPOLATED}
+    FROM placed
+)
+SELECT
+    {", ".join(_KEYS)},
+    (max(total) FILTER (WHERE measure = 'requests'))::BIGINT AS requests,
+    {_PIVOTED}
+FROM quantiles
+GROUP BY ALL
+"""
+
+SERVING_STATEMENTS = (SERVING_VALUES, SERVING_QUANTILES)
+PARTIAL_TABLES = {name: f"window_{name}" for name in PARTIAL_SCHEMAS}
+
+
+@dataclass(frozen=True)
+class Partials:
+    """One span's partials, by name (flight, perf, speed, levels, failures)."""
+
+    tables: dict[str, pa.Table]
+
+    @property
+    def nbytes(self) -> int:
+        return sum(int(t.nbytes) for t in self.tables.values())
+
+
+def compute(cur: duckdb.DuckDBPyConnection) -> Partials:
+    """The partials of the range `cur` is set to (a span within a UTC day, read from
+    its requests)."""
+    tables = {}
+    for name, sql in PARTIAL_SQL.items():
+        tables[name] = _encoded(cur.sql(sql).to_arrow_table().cast(PARTIAL_SCHEMAS[name]))
+    return Partials(tables)
+
+
+def empty_tables() -> dict[str, pa.Table]:
+    return {name: _stored(schema).empty_table() for name, schema in PARTIAL_SCHEMAS.items()}
+
+
+def _stored(schema: pa.Schema) -> pa.Schema:
+    """The schema as kept: DICTIONARY columns dictionary-encoded."""
+    return pa.schema(
+        [f.with_type(pa.dictionary(pa.int32(), f.type)) if f.name in DICTIONARY else f for f in schema]
+    )
+
+
+# counts per bin: the same bin of several days adds up (flight and failures are per slot,
+# and slots of different days never meet)
+_ADDED = ("perf", "speed", "levels")
+
+
+def merged(days: list[Partials]) -> dict[str, pa.Table]:
+    """Several spans' partials as one table each (what a cursor registers), the counts of
+    the same bin added up: a month of levels in flight is 0.4M rows at 10M requests a
+    year, 13K once added."""
+    if not days:
+        return empty_tables()
+    out = {}
+    for name, schema in PARTIAL_SCHEMAS.items():
+        table = pa.concat_tables([d.tables[name] for d in days])
+        if name in _ADDED and len(days) > 1:
+            keys = [c for c in schema.names if c != "n"]
+            added = table.cast(schema).group_by(keys, use_threads=False).aggregate([("n", "sum")])
+            table = _encoded(pa.table({c: added[c] for c in keys} | {"n": added["n_sum"]}).cast(schema))
+        out[name] = table
+    return out
+
+
+def _encoded(table: pa.Table) -> pa.Table:
+    """DICTIONARY columns dictionary-encoded: a few nodes, models and measures over
+    thousands of rows."""
+    for column in DICTIONARY:
+        if column in table.column_names:
+            at = table.schema.get_field_index(column)
+            table = table.set_column(at, column, pc.dictionary_encode(table[column]))
+    return table
+
+
+SLOT = dt.timedelta(minutes=15)
+_DAY = dt.timedelta(days=1)
+
+
+def covered(start: dt.datetime, end: dt.datetime) -> list[tuple[dt.datetime, dt.datetime]]:
+    """The spans of [start, end) that partials answer for: its whole quarter hours, cut
+    at UTC midnights (one span per day file). The rest (less than a quarter hour at each
+    end) is read from the requests. A page's rolling range ends at a quarter hour, so a
+    span is computed again at most every quarter hour, and whole days never."""
+    epoch = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+    first = epoch + -((epoch - start) // SLOT) * SLOT  # the first quarter hour at or after start
+    last = epoch + ((end - epoch) // SLOT) * SLOT
+    spans = []
+    while first < last:
+        midnight = dt.datetime.combine(first.date(), dt.time(), dt.UTC) + _DAY
+        spans.append((first, min(midnight, last)))
+        first = min(midnight, last)
+    return spans
