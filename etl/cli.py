@@ -10,7 +10,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from etl import doctor, health, rollup
+from etl import health, rollup
 from etl.config import load_config
 from etl.errors import EtlError, RunInProgress, StoreCorrupt, StoreNotWritable
 from etl.run import rebuild_rollups, run_etl
@@ -254,6 +254,8 @@ def _add_doctor(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 
 def _doctor(args: argparse.Namespace) -> int:
+    from etl import doctor  # noqa: PLC0415  it imports everything: not for every cron run
+
     checks = doctor.diagnose(config_file=args.config, source=args.source, store=args.store)
     for line in doctor.report(checks):
         print(line, flush=True)

@@ -202,6 +202,21 @@ class StoreReader:
         """`filters` with open range ends closed at the store's first and last request."""
         return self._resolve(filters, self._snapshot())
 
+    def prepare_nodes(self, days: int = 30) -> None:
+        """Compute the Nodes page's partials of the last `days` whole days in the lab's
+        zone, in the background after start-up: the first view of that page otherwise
+        waits for them (8 s for a month at 10M requests a year)."""
+        try:
+            snap = self._snapshot()
+            if snap.last is None:
+                return
+            stop = dt.datetime.combine(snap.last.date(), dt.time(), dt.UTC)
+            self._partials_of(
+                snap, self._partial_jobs(snap, serving.covered(stop - days * DAY, stop), self.zone), self.zone
+            )
+        except Exception:  # the page computes them itself, and says what fails
+            log.warning("could not prepare the Nodes page's partials", exc_info=True)
+
     def version(self) -> tuple[tuple[str, int, int], ...]:
         """Identifies the store's content: a cache keyed on it is never stale."""
         return self._snapshot().version
@@ -492,6 +507,7 @@ def reader(store: Path, zone: str = DEFAULT_TIMEZONE) -> StoreReader:
     with _readers_lock:
         if key not in _readers:
             _readers[key] = StoreReader(key, zone=zone)
+            threading.Thread(target=_readers[key].prepare_nodes, name="nodes-prepare", daemon=True).start()
         return _readers[key]
 
 

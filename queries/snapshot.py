@@ -57,7 +57,7 @@ SNAPSHOT_TABLES: tuple[tuple[str, str, pa.Schema], ...] = (
     ("keys", KEYS_FILE, KEYS_SCHEMA),
     ("users", USERS_FILE, USERS_SCHEMA),
 )
-LOAD_THREADS = 4
+LOAD_THREADS = 2  # two cores; more threads kept more memory (25 MB at 10M requests) for no speed
 Fingerprint = tuple[int, int]  # a day file's size and modification time (etl/rollup.py)
 
 
