@@ -32,7 +32,7 @@ import asyncio
 import datetime as dt
 import json
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 from urllib.parse import urlsplit
@@ -357,8 +357,16 @@ class BrowserSession:
     `errors` holds what went wrong in the last run (exceptions shown on the page, a page
     not found); a broken connection or a run that never finishes raises SessionBroken."""
 
-    def __init__(self, url: str, *, timeout_s: float = RUN_TIMEOUT_S, browser: Browser = Browser()) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        timeout_s: float = RUN_TIMEOUT_S,
+        browser: Browser = Browser(),
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
         parts = urlsplit(url)
+        self.headers = dict(headers or {})  # sent with the WebSocket's handshake (e.g. X-Forwarded-For)
         self.host, self.port = parts.hostname or "127.0.0.1", parts.port or 80
         self.base = f"http://{parts.netloc}"
         self.timeout_s = timeout_s
@@ -401,7 +409,7 @@ class BrowserSession:
             f"ws://{self.host}:{self.port}/_stcore/stream",
             subprotocols=protocols,
             origin=Origin(self.base),
-            additional_headers={"Cookie": f"{XSRF_COOKIE}={token}"} if token else None,
+            additional_headers=self.headers | ({"Cookie": f"{XSRF_COOKIE}={token}"} if token else {}),
             max_size=None,  # a page's charts can exceed the default 1 MiB
             open_timeout=self.timeout_s,
         )

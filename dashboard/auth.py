@@ -17,7 +17,9 @@ import hmac
 import os
 import secrets
 import sys
+import threading
 import time
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -41,6 +43,8 @@ class Identity:
     # the store this sign-in was for: a session whose store changes (the demo's, then the
     # real one once the ETL has filled it) is signed out, never carried over
     store: str | None = None
+    key: str | None = None  # the sha256 of the key a student signed in with
+    checked: object = None  # the store version that key was last found valid in
 
 
 # --- administrator passwords ------------------------------------------------------------
@@ -127,7 +131,7 @@ def check_key(
     user_id = row.get("user_id") or None
     keys = tuple(sorted(set(keys_of(user_id)) | {key_hash})) if user_id else (key_hash,)
     name = user_id or row.get("key_alias") or f"key:{key_hash[:8]}"
-    return KeyCheck(Identity(role="student", name=str(name), keys=keys, user_id=user_id), "ok")
+    return KeyCheck(Identity(role="student", name=str(name), keys=keys, user_id=user_id, key=key_hash), "ok")
 
 
 def key_hash(pasted: str) -> str | None:
@@ -170,6 +174,94 @@ class Throttle:
 
     def succeeded(self) -> None:
         self.failures, self.blocked_until = 0, 0.0
+
+
+@dataclass
+class Budget:
+    """At most `limit` failed sign-ins in any `window_s` seconds (a sliding window)."""
+
+    limit: int
+    window_s: float
+    charged: deque[float] = field(default_factory=deque)
+
+    def wait(self, now: float) -> float:
+        while self.charged and self.charged[0] <= now - self.window_s:
+            self.charged.popleft()
+        return 0.0 if len(self.charged) < self.limit else self.charged[0] + self.window_s - now
+
+
+@dataclass(frozen=True)
+class Ticket:
+    """An attempt admitted by the gate: charged to these budgets until it succeeds."""
+
+    budgets: tuple[Budget, ...]
+    at: float
+
+
+class SignInGate:
+    """Process-wide budgets of failed sign-ins, the bound on guessing whatever the sessions,
+    addresses or timing: per account (the administrators' password; one student key), per
+    kind overall (every password guess; every key guess), and per client address when one
+    is known. An attempt is charged to all of them before its credential is checked, under
+    one lock, so concurrent submissions cannot all pass one free place; a success gives it
+    back. The kinds have separate budgets: a flood of key guesses leaves the
+    administrators' form open, and the other way round."""
+
+    def __init__(
+        self,
+        budgets: Mapping[str, tuple[int, float]] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.limits = dict(budgets or DEFAULT_BUDGETS)
+        self.clock = clock
+        self._budgets: dict[tuple[str, str], Budget] = {}
+        self._lock = threading.Lock()
+
+    def admit(self, kind: Literal["password", "key"], account: str, address: str | None) -> Ticket | float:
+        """A ticket to check one credential, or the seconds until one may be checked."""
+        scopes = [(f"{kind}.account", account), (f"{kind}.all", "")]
+        if address:
+            scopes.append(("address", address))
+        with self._lock:
+            now = self.clock()
+            budgets = tuple(self._budget(scope, name) for scope, name in scopes)
+            wait = max(b.wait(now) for b in budgets)
+            if wait > 0:
+                return wait
+            for budget in budgets:
+                budget.charged.append(now)
+            return Ticket(budgets, now)
+
+    def succeeded(self, ticket: Ticket) -> None:
+        with self._lock:
+            for budget in ticket.budgets:
+                if ticket.at in budget.charged:
+                    budget.charged.remove(ticket.at)
+
+    def reset(self) -> None:
+        with self._lock:
+            self._budgets.clear()
+
+    def _budget(self, scope: str, name: str) -> Budget:
+        budget = self._budgets.get((scope, name))
+        if budget is None:
+            if len(self._budgets) > 20_000:  # bounded: forget idle accounts and addresses
+                now = self.clock()
+                for stale in [k for k, b in self._budgets.items() if b.wait(now) == 0][:10_000]:
+                    del self._budgets[stale]
+            budget = self._budgets[(scope, name)] = Budget(*self.limits[scope])
+        return budget
+
+
+# (failures, seconds) per budget: a person who mistypes a few times never meets them; a
+# script meets them at once, and then checks one guess per window / failures seconds.
+DEFAULT_BUDGETS: Mapping[str, tuple[int, float]] = {
+    "password.account": (10, 600.0),  # one form for every administrator: one account
+    "password.all": (10, 600.0),
+    "key.account": (5, 600.0),  # the same (blocked, mistyped) key again and again
+    "key.all": (60, 600.0),  # every student's attempts together
+    "address": (20, 600.0),
+}
 
 
 def _b64(raw: bytes) -> str:

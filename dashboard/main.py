@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 import streamlit as st
@@ -22,7 +23,7 @@ from dashboard import (
 )
 from dashboard.strings import t
 from etl.config import load_config
-from queries.runner import reader
+from queries.runner import StoreReader, reader
 from queries.scope import ScopedReader
 
 
@@ -42,6 +43,8 @@ def main() -> None:
         # an administrator of the real data once the ETL has filled the real store
         _sign_out()
         identity = None
+    if identity is not None and identity.role == "student":
+        identity = _still_valid(identity, base)
     if identity is None:
         if demo:
             demo_mode.sign_in_choices(store)
@@ -73,6 +76,23 @@ def main() -> None:
 
 def _page(run: Callable[[], None], title: str, path: str, *, default: bool = False) -> Any:
     return st.Page(run, title=t(title), url_path=path, default=default)
+
+
+def _still_valid(identity: auth.Identity, base: StoreReader) -> auth.Identity | None:
+    """A student's key checked again whenever the store changes (each ETL run copies
+    LiteLLM's keys): a key blocked, expired or deleted since ends the session, and keys the
+    person was given since count."""
+    version = base.version()
+    if identity.checked == version:
+        return identity
+    check = signin.student_check(identity.key, base) if identity.key else None
+    if check is None or check.identity is None:
+        _sign_out()
+        st.session_state["signed_out_because"] = "key"
+        return None
+    renewed = replace(check.identity, store=identity.store, checked=version)
+    st.session_state["identity"] = renewed
+    return renewed
 
 
 def _sign_out() -> None:

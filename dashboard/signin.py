@@ -1,15 +1,17 @@
 """The sign-in page, before any data: students paste their LiteLLM key, administrators
-type their password. Failed attempts slow down, then lock, per session and per address."""
+type their password. Failed attempts slow a session down, then lock it; process-wide
+budgets (auth.SignInGate) bound how many credentials anyone can have checked."""
 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import logging
 import math
-import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
+from typing import Literal
 
 import streamlit as st
 
@@ -19,20 +21,17 @@ from queries.runner import StoreReader
 
 log = logging.getLogger("dashboard.auth")
 
-# Per client address, failures only slow down and never lock: behind a reverse proxy every
-# visitor has the proxy's address, and a stranger's guesses must not shut the whole lab out.
-# A new browser session escapes the per-session lock, so this is what bounds guessing:
-# at most one attempt per 30 s per address once it has failed 10 times.
-_ADDRESSES: dict[str, auth.Throttle] = {}
-_ADDRESSES_LOCK = threading.Lock()
+# Process-wide: the bound on guessing, whatever the sessions, forged addresses or timing.
+GATE = auth.SignInGate()
 
 
 def render(reader: StoreReader, admins: Mapping[str, str], store: Path) -> None:
     st.title(t("signin.title"))
     st.caption(t("signin.subtitle"))
+    if st.session_state.pop("signed_out_because", None) == "key":
+        st.warning(t("signin.key_revoked"))
     session = st.session_state.setdefault("signin_throttle", auth.Throttle())
-    address = _address_throttle()
-    wait = max(session.wait(), address.wait())
+    wait = session.wait()
     if wait > 0:
         st.warning(t("signin.wait", seconds=math.ceil(wait)))
     student, admin = st.tabs([t("signin.student"), t("signin.admin")])
@@ -41,53 +40,79 @@ def render(reader: StoreReader, admins: Mapping[str, str], store: Path) -> None:
             t("signin.key"), type="password", placeholder="sk-...", help=t("signin.key.help")
         )
         if st.form_submit_button(t("signin.submit"), type="primary") and wait <= 0:
-            identity, problem = _student(pasted, reader)
+            key_hash = auth.key_hash(pasted)
             del pasted  # the key's text: hashed already, never kept
-            _finish(identity, problem, session, address, store)
+            _attempt(session, reader, store, ("key", key_hash), lambda: _student(key_hash or "", reader))
     with admin:
         if not admins:
             st.info(t("signin.no_admin"))
         with st.form("signin_admin", clear_on_submit=True):
             password = st.text_input(t("signin.password"), type="password")
             if st.form_submit_button(t("signin.submit"), type="primary") and wait <= 0:
-                identity = auth.sign_in_admin(password, admins)
+                check = functools.partial(_admin, password, admins)
                 del password
-                _finish(identity, "password", session, address, store)
+                _attempt(session, reader, store, ("password", "admin"), check)
 
 
-def _student(pasted: str, reader: StoreReader) -> tuple[auth.Identity | None, str]:
-    key_hash = auth.key_hash(pasted)
-    if key_hash is None:
-        return None, "format"
-    check = auth.check_key(
+def _attempt(
+    session: auth.Throttle,
+    reader: StoreReader,
+    store: Path,
+    account: tuple[Literal["password", "key"], str | None],
+    check: Callable[[], tuple[auth.Identity | None, str]],
+) -> None:
+    """One sign-in: admitted by the gate (charged before the check), then checked."""
+    kind, name = account
+    if name is None:  # not even shaped like a key: nothing to look up
+        _refused(session, "format")
+        return
+    ticket = GATE.admit(kind, name, _address())
+    if not isinstance(ticket, auth.Ticket):
+        log.warning("sign-in not checked: too many failed %s attempts (%.0f s to wait)", kind, ticket)
+        st.warning(t("signin.wait", seconds=math.ceil(ticket)))
+        return
+    identity, problem = check()
+    if identity is None:
+        _refused(session, problem)
+        return
+    GATE.succeeded(ticket)
+    session.succeeded()
+    log.info("signed in: %s %s", identity.role, identity.name)
+    st.session_state["identity"] = replace(identity, store=store_id(store), checked=reader.version())
+    st.rerun()
+
+
+def _admin(password: str, admins: Mapping[str, str]) -> tuple[auth.Identity | None, str]:
+    return auth.sign_in_admin(password, admins), "password"
+
+
+def _student(key_hash: str, reader: StoreReader) -> tuple[auth.Identity | None, str]:
+    check = student_check(key_hash, reader)
+    return check.identity, check.problem
+
+
+def student_check(key_hash: str, reader: StoreReader) -> auth.KeyCheck:
+    """What the store says of this key now: a student's identity, or why not."""
+    return auth.check_key(
         key_hash,
         lambda h: reader.run("key_lookup", key_hash=h).to_dict("records"),
         lambda user_id: reader.run("student_keys", user_id=user_id)["api_key_hash"].tolist(),
         dt.datetime.now(dt.UTC),
     )
-    return check.identity, check.problem
 
 
-def _finish(
-    identity: auth.Identity | None,
-    problem: str,
-    session: auth.Throttle,
-    address: auth.Throttle,
-    store: Path,
-) -> None:
-    if identity is None:
-        session.failed()
-        address.failed()
-        log.info("sign-in refused (%s)", problem)  # never the key or password itself
-        st.error(t(f"signin.refused.{problem}"))
-        wait = max(session.wait(), address.wait())
-        if wait > 0:
-            st.warning(t("signin.wait", seconds=math.ceil(wait)))
-        return
-    session.succeeded()
-    log.info("signed in: %s %s", identity.role, identity.name)
-    st.session_state["identity"] = replace(identity, store=store_id(store))
-    st.rerun()
+def _refused(session: auth.Throttle, problem: str) -> None:
+    session.failed()
+    log.info("sign-in refused (%s)", problem)  # never the key or password itself
+    # blocked, expired and unknown keys read alike: the answer must not confirm that a
+    # guessed key exists
+    st.error(t("signin.refused.password" if problem == "password" else f"signin.refused.{_shown(problem)}"))
+    if session.wait() > 0:
+        st.warning(t("signin.wait", seconds=math.ceil(session.wait())))
+
+
+def _shown(problem: str) -> str:
+    return "format" if problem == "format" else "unknown"
 
 
 def store_id(store: Path) -> str:
@@ -95,12 +120,9 @@ def store_id(store: Path) -> str:
     return str(store.resolve())
 
 
-def _address_throttle() -> auth.Throttle:
+def _address() -> str | None:
+    """The client's address as the server saw it: behind the documented reverse proxy, the
+    one it wrote into X-Forwarded-For (uvicorn trusts that header only from the addresses in
+    FORWARDED_ALLOW_IPS); None on loopback or when unknown (AppTest)."""
     address = st.context.ip_address
-    if not isinstance(address, str) or not address:  # no client address known (AppTest: a mock)
-        address = "unknown"
-    with _ADDRESSES_LOCK:
-        if len(_ADDRESSES) > 10_000:  # bounded: forget the oldest addresses
-            for stale in list(_ADDRESSES)[:5_000]:
-                del _ADDRESSES[stale]
-        return _ADDRESSES.setdefault(address, auth.Throttle(free=10, lock_after=None, max_delay_s=30))
+    return address if isinstance(address, str) and address else None

@@ -159,9 +159,12 @@ EN: dict[str, str] = {
         "and put its line into `.streamlit/secrets.toml` (see the README)."
     ),
     "signin.refused.format": "That is not a LiteLLM key: they start with sk-.",
-    "signin.refused.unknown": "The lab's LiteLLM does not know this key.",
-    "signin.refused.blocked": "This key is blocked in LiteLLM. Ask the lab's administrator.",
-    "signin.refused.expired": "This key has expired. Ask the lab's administrator for a new one.",
+    "signin.refused.unknown": (
+        "The lab's LiteLLM does not accept this key. If it should, ask the lab's administrator."
+    ),
+    "signin.key_revoked": (
+        "You were signed out: the lab's LiteLLM no longer accepts the key you signed in with."
+    ),
     "signin.refused.password": "Wrong password.",
     # the nodes page
     "page.nodes": "Nodes",

@@ -144,9 +144,10 @@ KO: dict[str, str] = {
         "출력된 줄을 `.streamlit/secrets.toml`에 넣으세요(README 참고)."
     ),
     "signin.refused.format": "LiteLLM 키가 아닙니다. 키는 sk-로 시작합니다.",
-    "signin.refused.unknown": "연구실 LiteLLM에 등록되지 않은 키입니다.",
-    "signin.refused.blocked": "LiteLLM에서 차단된 키입니다. 연구실 관리자에게 문의하세요.",
-    "signin.refused.expired": "만료된 키입니다. 연구실 관리자에게 새 키를 요청하세요.",
+    "signin.refused.unknown": (
+        "연구실 LiteLLM이 이 키를 받지 않습니다. 사용할 수 있어야 한다면 연구실 관리자에게 문의하세요."
+    ),
+    "signin.key_revoked": "로그인에 사용한 키를 연구실 LiteLLM이 더 이상 받지 않아 로그아웃되었습니다.",
     "signin.refused.password": "비밀번호가 틀렸습니다.",
     # the nodes page
     "page.nodes": "노드",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import time
 from pathlib import Path
 from typing import Any
 
@@ -14,15 +15,18 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dashboard import auth, signin
+from etl.load import write_snapshot
+from etl.store import KEYS_FILE
 from queries.filters import Filters
 from queries.pages import OVERVIEW_QUERIES
-from queries.runner import StoreReader
+from queries.runner import StoreReader, reader
 from queries.scope import ScopedReader
 from tests import known_store, storeview
 from tests.known_store import KST_NOV_21
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 PASSWORD = "correct horse battery staple"
+REFUSED = "The lab's LiteLLM does not accept this key. If it should, ask the lab's administrator."
 SEOUL_NOV_21 = {"range": "custom", "from": "2026-11-21", "to": "2026-11-21"}
 
 
@@ -37,9 +41,9 @@ def password_hash() -> str:
 
 
 @pytest.fixture(autouse=True)
-def fresh_addresses() -> None:
-    """AppTest sessions all come from one (unknown) address: start each test clean."""
-    signin._ADDRESSES.clear()
+def fresh_budgets() -> None:
+    """The sign-in budgets are process-wide: start each test with none spent."""
+    signin.GATE.reset()
 
 
 def app(
@@ -117,15 +121,16 @@ def test_a_student_signs_in_with_their_key_and_sees_their_budget(
 @pytest.mark.parametrize(
     ("key", "message"),
     [
-        ("sk-mallory", "The lab's LiteLLM does not know this key."),
-        ("sk-dave", "This key is blocked in LiteLLM. Ask the lab's administrator."),
-        ("sk-carol", "This key has expired. Ask the lab's administrator for a new one."),
+        ("sk-mallory", REFUSED),
+        ("sk-dave", REFUSED),  # blocked
+        ("sk-carol", REFUSED),  # expired
         ("not-a-key", "That is not a LiteLLM key: they start with sk-."),
     ],
 )
-def test_unknown_blocked_and_expired_keys_are_refused(
+def test_unknown_blocked_and_expired_keys_are_refused_alike(
     store: Path, monkeypatch: pytest.MonkeyPatch, password_hash: str, key: str, message: str
 ) -> None:
+    """The refusal must not tell a guesser that a key exists (blocked or expired)."""
     at = sign_in(app(store, monkeypatch, password_hash), key=key)
     assert [e.value for e in at.error] == [message]
     assert not at.metric and "identity" not in at.session_state
@@ -199,26 +204,45 @@ def test_repeated_failures_lock_the_session_out(
     assert not at.metric and "identity" not in at.session_state
 
 
-def test_strangers_failures_slow_a_shared_address_but_never_lock_it(
+def test_guesses_from_fresh_sessions_meet_the_process_wide_budget(
     store: Path, monkeypatch: pytest.MonkeyPatch, password_hash: str
 ) -> None:
-    """Guessing from fresh sessions escapes the per-session lock but not the per-address
-    delay; and behind one proxy the delay is all a stranger can inflict on the others."""
+    """A new session per guess escapes the per-session lock, not the gate: after ten failed
+    passwords in ten minutes no password is checked at all, not even the right one, and
+    the students' form stays open."""
     for _ in range(10):
-        sign_in(app(store, monkeypatch, password_hash), password="guess")
-    [shared] = signin._ADDRESSES.values()  # every AppTest session has the same address
-    assert shared.failures == 10 and 0 < shared.wait() <= 2
-    for _ in range(1000):  # a stranger keeps guessing from behind the same proxy
-        shared.failed()
-    newcomer = app(store, monkeypatch, password_hash)
-    waits = [w.value for w in newcomer.warning if "Too many failed attempts" in w.value]
-    assert waits, "the address should be slowed down"
-    seconds = int(waits[0].split("try again in ")[1].split(" s")[0])
-    assert 0 < seconds <= 30
-    for throttle in signin._ADDRESSES.values():  # let the delay pass
-        throttle.blocked_until = 0.0
+        assert [e.value for e in sign_in(app(store, monkeypatch, password_hash), password="guess").error] == [
+            "Wrong password."
+        ]
+    newcomer = sign_in(app(store, monkeypatch, password_hash), password=PASSWORD)
+    assert "identity" not in newcomer.session_state and not newcomer.error
+    [wait] = [w.value for w in newcomer.warning if "Too many failed attempts" in w.value]
+    assert 590 <= int(wait.split("try again in ")[1].split(" s")[0]) <= 600
     sign_in(newcomer, key="sk-alice")
-    assert newcomer.metric  # signed in: no five-minute lock for the whole address
+    assert newcomer.metric  # signed in: key guesses and password guesses have their own budgets
+
+
+def test_a_key_blocked_after_sign_in_ends_the_session_at_the_next_store_version(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, password_hash: str
+) -> None:
+    own = known_store.build(tmp_path / "store")
+    at = sign_in(app(own, monkeypatch, password_hash, **SEOUL_NOV_21), key="sk-alice")
+    assert at.metric
+    keys = known_store.keys_table()
+    blocked = pc.equal(keys["api_key_hash"], known_store.key_of("alice"))
+    write_snapshot(
+        own / KEYS_FILE,
+        keys.set_column(keys.schema.get_field_index("blocked"), "blocked", pc.or_(keys["blocked"], blocked)),
+    )
+    shown = reader(own, "Asia/Seoul")  # the app's own reader: wait until it has the new version
+    before, deadline = shown.version(), time.monotonic() + 30
+    while shown.version() == before and time.monotonic() < deadline:
+        time.sleep(0.2)
+    at.run()
+    assert not at.metric and "identity" not in at.session_state
+    assert [w.value for w in at.warning] == [
+        "You were signed out: the lab's LiteLLM no longer accepts the key you signed in with."
+    ]
 
 
 def test_the_key_lingers_nowhere(

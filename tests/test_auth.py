@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -116,20 +118,56 @@ def test_the_throttle_slows_then_locks_then_forgives() -> None:
     assert throttle.failures == 0 and throttle.wait() == 0.0
 
 
-def test_an_address_throttle_only_slows_down() -> None:
-    """Per address (everyone behind the lab's proxy shares one) it never locks: a stranger's
-    guesses cost others at most `max_delay_s` per attempt, never a lock-out."""
+def gate(now: list[float], **budgets: tuple[int, float]) -> auth.SignInGate:
+    return auth.SignInGate(dict(auth.DEFAULT_BUDGETS) | budgets, clock=lambda: now[0])
+
+
+def test_concurrent_attempts_from_forged_addresses_are_bounded_by_the_gate() -> None:
+    """Thirty guesses at once, each from another (forged) address: the budget is charged
+    before the check and under one lock, so only as many get checked as it allows."""
     now = [0.0]
-    throttle = auth.Throttle(free=10, lock_after=None, max_delay_s=30, clock=lambda: now[0])
-    waits = []
-    for _ in range(1000):
-        throttle.failed()
-        waits.append(throttle.wait())
-    assert waits[:9] == [0.0] * 9
-    assert waits[9:14] == [2.0, 4.0, 8.0, 16.0, 30.0]
-    assert max(waits) == 30.0
-    now[0] += 30
-    assert throttle.wait() == 0.0
+    door = gate(now, **{"password.all": (10, 600.0), "password.account": (10, 600.0)})
+    start = threading.Barrier(30)
+
+    def guess(i: int) -> auth.Ticket | float:
+        start.wait()
+        return door.admit("password", "admin", f"203.0.113.{i}")
+
+    with ThreadPoolExecutor(30) as pool:
+        answers = list(pool.map(guess, range(30)))
+    admitted = [a for a in answers if isinstance(a, auth.Ticket)]
+    assert len(admitted) == 10
+    assert all(a == 600.0 for a in answers if not isinstance(a, auth.Ticket))
+    now[0] += 599
+    assert door.admit("password", "admin", "198.51.100.1") == pytest.approx(1.0)
+    now[0] += 1
+    assert isinstance(door.admit("password", "admin", "198.51.100.1"), auth.Ticket)  # the window slid
+
+
+def test_a_success_gives_its_place_back() -> None:
+    now = [0.0]
+    door = gate(now, **{"password.all": (2, 600.0), "password.account": (2, 600.0)})
+    for _ in range(5):
+        ticket = door.admit("password", "admin", None)
+        assert isinstance(ticket, auth.Ticket)
+        door.succeeded(ticket)  # the professor signing in again and again costs nothing
+    assert isinstance(door.admit("password", "admin", None), auth.Ticket)
+
+
+def test_key_guesses_leave_the_administrators_form_open_and_one_address_its_own_budget() -> None:
+    now = [0.0]
+    door = gate(now, **{"key.all": (60, 600.0), "address": (20, 600.0)})
+    admitted = sum(
+        isinstance(door.admit("key", f"guess-{i}", f"10.0.{i // 250}.{i % 250}"), auth.Ticket)
+        for i in range(500)
+    )
+    assert admitted == 60  # every key guess together, whatever the addresses
+    assert isinstance(door.admit("password", "admin", "10.9.9.9"), auth.Ticket)
+    one = sum(isinstance(door.admit("password", "admin", "192.0.2.7"), auth.Ticket) for _ in range(50))
+    assert one == 9  # the rest of the password's own budget (10 in 10 minutes; one spent above)
+    repeated = gate(now)
+    same_key = sum(isinstance(repeated.admit("key", "blocked-key", None), auth.Ticket) for _ in range(20))
+    assert same_key == 5  # one key tried again and again: its own budget
 
 
 def test_the_hash_password_command(monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:

@@ -133,7 +133,7 @@ def test_every_key_made_at_run_time_exists() -> None:
         *(f"series.{column}" for column in ("successes", "failures")),
         *(f"filters.{field}" for field in ("users", "models", "nodes", "clients")),
         *(f"role.{role}" for role in get_args(auth.Identity.__annotations__["role"])),
-        *(f"signin.refused.{p}" for p in get_args(auth.KeyCheck.__annotations__["problem"]) if p != "ok"),
+        *(f"signin.refused.{signin._shown(p)}" for p in get_args(auth.KeyCheck.__annotations__["problem"])),
         "signin.refused.password",
         *(f"panel.peers.{mode}" for mode in ("anonymous", "named", "hidden")),
         *(f"col.{label}" for label in ("node", "model")),
@@ -256,7 +256,7 @@ def app(
     monkeypatch.delenv("USAGE_LANGUAGE", raising=False)
     if password_hash:
         monkeypatch.setenv("USAGE_ADMIN_PASSWORD_HASH", password_hash)
-    signin._ADDRESSES.clear()
+    signin.GATE.reset()
     at = AppTest.from_file(APP, default_timeout=60)
     if admin:
         at.session_state["identity"] = auth.Identity(role="admin", name="admin")
