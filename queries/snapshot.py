@@ -35,7 +35,7 @@ from etl.store import (
     requests_dir,
     stored_days,
 )
-from queries import day_cache, serving
+from queries import day_cache, identity, serving
 from queries.metrics import DERIVED, GROUPS, PARTS, macro_statements
 from queries.window import empty_day
 
@@ -227,6 +227,7 @@ def load(
     con.unregister("bookmark_source")
     for statement in macro_statements():
         con.execute(statement)
+    con.execute(identity.SQL_MACRO)
     # the views bind once here, on nothing: each cursor registers its window's cached days
     # and names the files of the others (queries/runner.py)
     for name in ("window", "edge"):
@@ -264,7 +265,11 @@ def _requests_view(name: str, days: str, columns: str) -> str:
         f"SELECT {stored} FROM {days}_cached UNION ALL "
         f"SELECT {stored} FROM read_parquet(getvariable('{days}_files'), union_by_name = true)"
     )
-    return f"CREATE VIEW {name} AS SELECT {columns}, {parts} FROM (SELECT *, {derived} FROM ({rows}))"
+    user = 'user_identity(user_id, key_alias, "user", api_key_hash) AS "user"'
+    return (
+        f"CREATE VIEW {name} AS SELECT {columns}, {parts} "
+        f"FROM (SELECT * REPLACE ({user}), {derived} FROM ({rows}))"
+    )
 
 
 def _read(path: Path, columns: list[str], schema: pa.Schema) -> pa.Table:

@@ -50,13 +50,17 @@ WHERE f.start_time < getvariable('filters').range_end::TIMESTAMPTZ
 
 -- in_scope_sums: every day's rollup rows this session may see (all time; no other filter)
 CREATE VIEW in_scope_sums AS
-SELECT * FROM rollup_rows r WHERE key_in_scope(r.api_key_hash);
+SELECT * REPLACE (user_identity(r.user_id, r.key_alias, r."user", r.api_key_hash) AS "user")
+FROM rollup_rows r WHERE key_in_scope(r.api_key_hash);
 
 -- scoped_sums: what `scoped` holds, as sums: the rollup rows of the days the range covers
 -- whole, and the single requests of the days it covers in part. Same filters, same totals.
 CREATE VIEW scoped_sums AS
 SELECT * EXCLUDE (date)
-FROM window_rollups r  -- the rollups of the days the range covers whole, no others
+FROM (  -- the rollups of the days the range covers whole, no others
+    SELECT * REPLACE (user_identity(w.user_id, w.key_alias, w."user", w.api_key_hash) AS "user")
+    FROM window_rollups w
+) r
 WHERE key_in_scope(r.api_key_hash)
   AND row_selected(r."user", r.model_group, r.node, r.client, r.status)
 UNION ALL BY NAME
