@@ -52,6 +52,8 @@ def render(config: Config, reader: Reader) -> None:
             rule=noise[2],
         ),
     )
+    if health["kept_noise_tagged_24h"]:
+        st.warning(t("status.noise_tagged", n=int(health["kept_noise_tagged_24h"])))
     _sources(data["sources"], tz)
     _nodes(data["newest_by_node"], tz)
     _runs(runs, tz)
@@ -108,6 +110,7 @@ def _runs(runs: pd.DataFrame, tz: str) -> None:
         "dropped_health_check": st.column_config.NumberColumn(t("status.dropped_health_check"), format="%d"),
         "dropped_by_rule": st.column_config.NumberColumn(t("status.dropped_by_rule"), format="%d"),
         "rows_malformed": st.column_config.NumberColumn(t("status.malformed"), format="%d"),
+        "kept_noise_tagged": st.column_config.NumberColumn(t("status.kept_noise_tagged"), format="%d"),
         "error": st.column_config.TextColumn(t("status.error"), width="large"),
     }
     st.dataframe(table[list(columns)], column_config=columns, hide_index=True, width="stretch")

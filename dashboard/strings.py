@@ -329,6 +329,12 @@ EN: dict[str, str] = {
     "status.dropped_health_check": "Health check",
     "status.dropped_by_rule": "By rule",
     "status.malformed": "Malformed",
+    "status.kept_noise_tagged": "Noise-tagged, kept",
+    "status.noise_tagged": (
+        "{n} request(s) in the last 24 h came from user keys but carried a noise tag (LiteLLM's "
+        "health-check tag, or one of noise.tags). Clients set tags themselves, so they were kept "
+        "as usage; a tag rule applies only to the keys noise.tag_keys names."
+    ),
     "status.error": "Error",
     "status.runs_note": "The {n} newest runs of etl_runs.parquet; times in {tz}.",
 }

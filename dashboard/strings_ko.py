@@ -313,6 +313,12 @@ KO: dict[str, str] = {
     "status.dropped_health_check": "헬스 체크",
     "status.dropped_by_rule": "규칙",
     "status.malformed": "잘못된 값",
+    "status.kept_noise_tagged": "노이즈 태그, 유지됨",
+    "status.noise_tagged": (
+        "지난 24시간 동안 사용자 키에서 온 요청 {n}건에 노이즈 태그(LiteLLM 헬스 체크 태그 또는 "
+        "noise.tags)가 붙어 있었습니다. 태그는 클라이언트가 직접 붙이므로 사용량으로 유지했습니다. "
+        "태그 규칙은 noise.tag_keys에 적힌 키에만 적용됩니다."
+    ),
     "status.error": "오류",
     "status.runs_note": "etl_runs.parquet의 최근 실행 {n}건, 시간대 {tz}.",
 }

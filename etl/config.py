@@ -8,6 +8,7 @@ the master key) come only from flags or the environment, never from the TOML fil
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import tomllib
 from collections.abc import Mapping
@@ -26,6 +27,8 @@ DEFAULT_TIMEZONE = "Asia/Seoul"
 DEFAULT_CHUNK_ROWS = 20_000
 DEFAULT_MAX_LATENESS_HOURS = 24.0
 LANGUAGES: tuple[Language, ...] = ("en", "ko")  # each has a catalogue in dashboard/strings.py
+
+log = logging.getLogger("etl")
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,9 @@ class NoiseRules:
     key_aliases: frozenset[str] = frozenset()
     users: frozenset[str] = frozenset()
     tags: frozenset[str] = frozenset()
+    # the keys (aliases or sha256) whose requests `tags` applies to: clients set tags, so a
+    # tag alone never makes a student's request noise
+    tag_keys: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -186,18 +192,24 @@ def _noise(table: Any, env: Mapping[str, str]) -> NoiseRules:
             "noise.master_key is a secret and is not read from the configuration file: set "
             "LITELLM_MASTER_KEY, or put its sha256 in noise.master_key_sha256"
         )
-    _reject_unknown(table, {"master_key_sha256", "key_aliases", "users", "tags"}, "noise.")
+    _reject_unknown(table, {"master_key_sha256", "key_aliases", "users", "tags", "tag_keys"}, "noise.")
     hashes = {h.lower() for h in _strings(table.get("master_key_sha256", []), "noise.master_key_sha256")}
     for h in hashes:
         if len(h) != 64 or any(c not in "0123456789abcdef" for c in h):
             raise ConfigError("noise.master_key_sha256 entries must be 64 hex digits (a sha256)")
     if env.get("LITELLM_MASTER_KEY"):
         hashes.add(sha256_hex(env["LITELLM_MASTER_KEY"]))
+    if table.get("tags") and not table.get("tag_keys"):
+        log.warning(
+            "noise.tags drops tagged requests only from the keys noise.tag_keys names, and it "
+            "names none: no request is dropped by its tags (clients set tags themselves)"
+        )
     return NoiseRules(
         master_key_hashes=frozenset(hashes),
         key_aliases=frozenset(_strings(table.get("key_aliases", []), "noise.key_aliases")),
         users=frozenset(_strings(table.get("users", []), "noise.users")),
         tags=frozenset(_strings(table.get("tags", []), "noise.tags")),
+        tag_keys=frozenset(_strings(table.get("tag_keys", []), "noise.tag_keys")),
     )
 
 

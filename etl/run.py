@@ -61,6 +61,7 @@ class RunSummary:
     dropped: dict[str, int] = field(default_factory=lambda: dict.fromkeys(NOISE_REASONS, 0))
     malformed: int = 0
     malformed_examples: list[str] = field(default_factory=list)
+    kept_noise_tagged: int = 0
     seconds: float = 0.0
     note: str | None = None  # why the whole source was read, when it was
 
@@ -170,6 +171,12 @@ class _Run:
                 summary.malformed,
                 "; ".join(summary.malformed_examples),
             )
+        if summary.kept_noise_tagged:
+            log.warning(
+                "%d request(s) from user keys carry a noise tag (a health check's, or one of "
+                "noise.tags): kept as usage, since clients set tags themselves",
+                summary.kept_noise_tagged,
+            )
         return summary
 
     def _stage_rows(self, rows: Iterable[Mapping[str, Any]], chunk_rows: int) -> None:
@@ -192,6 +199,7 @@ class _Run:
             summary.dropped[reason] += n
         summary.malformed += out.malformed
         summary.malformed_examples = (summary.malformed_examples + out.malformed_examples)[:5]
+        summary.kept_noise_tagged += out.noise_tagged
 
     def _extract_and_stage(self, url: URL, state: State) -> State:
         try:
@@ -338,6 +346,7 @@ class _Run:
             # the source's naive values, marked UTC; the bookmark itself lives in state.json
             "cursor_from": _utc(summary.cursor_from),
             "cursor_to": _utc(summary.cursor_to),
+            "kept_noise_tagged": summary.kept_noise_tagged,
         }
         try:
             load.append_run(self.store, record)

@@ -121,6 +121,7 @@ RUNS_SCHEMA = pa.schema(
         ("error", pa.string()),
         ("cursor_from", UTC_TS),
         ("cursor_to", UTC_TS),
+        ("kept_noise_tagged", pa.int64()),  # null in runs recorded before it was counted
     ]
 )
 

@@ -119,6 +119,9 @@ class Transformed:
     dropped_rows: pa.Table  # request_id, date of the rows dropped as noise
     malformed: int
     malformed_examples: list[str]
+    # kept although tagged like noise (a health check, a configured tag): a client set the
+    # tag on a user key's request, which makes it usage all the same
+    noise_tagged: int = 0
 
 
 def transform(
@@ -158,25 +161,27 @@ def transform(
     )
     request_tags = _drop_null_elements(request_tags)
 
-    # noise: health checks, then the master key, then the configured rules
+    # noise: health checks, then the master key, then the configured rules. Decided only
+    # from what the proxy sets (the key, its team, its owner), never from what a client
+    # sends (tags, end_user): a student's request tagged as a health check is usage.
     noise = rules.noise
     health = _any(
         pc.is_in(api_key, pa.array([HEALTH_CHECK, HEALTH_CHECK_SHA256])),
         pc.equal(team_raw, HEALTH_CHECK),
-        pc.equal(md_team, HEALTH_CHECK),
-        _has_tag(request_tags, {HEALTH_CHECK}),
-        _has_tag(col("md_tags"), {HEALTH_CHECK}),
     )
     master = _any(
         pc.equal(api_key, MASTER_KEY_LITERAL),
         pc.is_in(api_key, pa.array(sorted(noise.master_key_hashes), pa.string())),
         pc.equal(user_id, MASTER_KEY_USER),
     )
+    tag_keys = pa.array(sorted(noise.tag_keys), pa.string())
     by_rule = _any(
         pc.is_in(key_alias, pa.array(sorted(noise.key_aliases), pa.string())),
         pc.is_in(user_id, pa.array(sorted(noise.users), pa.string())),
-        pc.is_in(user, pa.array(sorted(noise.users), pa.string())),
-        _has_tag(request_tags, noise.tags),
+        pc.and_(
+            pc.fill_null(_any(pc.is_in(key_alias, tag_keys), pc.is_in(api_key, tag_keys)), False),
+            _has_tag(request_tags, noise.tags),
+        ),
     )
     is_health = health
     is_master = pc.and_not(master, is_health)
@@ -188,6 +193,8 @@ def transform(
         "rule": _count(pc.and_(is_rule, counted)),
     }
     keep = pc.invert(_any(is_health, is_master, is_rule))
+    noise_tags = {HEALTH_CHECK, *noise.tags}
+    tagged = _any(_has_tag(request_tags, noise_tags), _has_tag(col("md_tags"), noise_tags))
 
     # tokens
     prompt = pc.fill_null(col("prompt_tokens"), 0)
@@ -292,6 +299,7 @@ def transform(
         dropped_rows=table.select(["request_id", "date"]).filter(pc.invert(keep)),
         malformed=_count(bad_kept),
         malformed_examples=bad.examples(bad_kept),
+        noise_tagged=_count(pc.and_(pc.and_(tagged, keep), counted)),
     )
 
 

@@ -12,5 +12,6 @@ SELECT
     (SELECT coalesce(sum(dropped_master_key), 0) FROM recent) AS dropped_master_key_24h,
     (SELECT coalesce(sum(dropped_health_check), 0) FROM recent) AS dropped_health_check_24h,
     (SELECT coalesce(sum(dropped_by_rule), 0) FROM recent) AS dropped_by_rule_24h,
+    (SELECT coalesce(sum(kept_noise_tagged), 0) FROM recent) AS kept_noise_tagged_24h,
     (SELECT quantile_cont(date_diff('millisecond', started_at, finished_at) / 1000.0, 0.5)
      FROM recent WHERE status = 'ok') AS median_seconds_24h

@@ -14,6 +14,7 @@ SELECT
     dropped_health_check,
     dropped_by_rule,
     rows_malformed,
+    kept_noise_tagged,
     error
 FROM etl_runs
 ORDER BY finished_at DESC, run_id DESC

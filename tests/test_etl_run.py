@@ -199,6 +199,7 @@ def test_noise_rules_from_the_configuration_and_the_master_key_env(
 key_aliases = ["ci-bot"]
 users = ["guest"]
 tags = ["load-test"]
+tag_keys = ["tomas-desktop"]
 """
     summary = etl(litellm, store, config, env={"LITELLM_MASTER_KEY": master})
     assert summary.dropped == {"health_check": 2, "master_key": 3, "rule": 3}

@@ -7,6 +7,7 @@ import datetime as dt
 from pathlib import Path
 
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -14,9 +15,10 @@ from dashboard.auth import Identity
 from etl.config import load_config
 from etl.errors import SourceUnreachable
 from etl.run import run_etl
+from etl.store import RUNS_FILE
 from queries.pages import etl_status
 from queries.runner import StoreReader
-from tests.litellm_db import LiteLLMDatabase, iter_sample_rows
+from tests.litellm_db import LiteLLMDatabase, iter_sample_rows, spend_log
 from tests.test_pages import APP, open_page
 
 
@@ -88,3 +90,24 @@ def test_students_do_not_get_the_page(store: Path, monkeypatch: pytest.MonkeyPat
     at.run()
     assert not at.exception, at.exception
     assert "ETL status" not in {p["page_name"] for p in at._registered_pages.values()}
+
+
+def test_a_user_keys_request_tagged_as_a_health_check_is_usage_and_counted(
+    litellm: LiteLLMDatabase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tags are the client's to set: a student's $99 request carrying LiteLLM's
+    health-check tag is kept, and the status page says how many such requests came in."""
+    tagged = spend_log(spend=99.0, request_tags=["litellm-internal-health-check"])
+    litellm.insert_spend_logs([*iter_sample_rows(), tagged])
+    store = tmp_path / "store"
+    run_etl(load_config(None, source=litellm.url, store=store, env={}))
+    stored = pd.read_parquet(store / "requests")
+    assert stored.loc[stored["request_id"] == tagged["request_id"], "spend"].tolist() == [99.0]
+    at = open_page(store, monkeypatch, "ETL status")
+    assert any(w.value.startswith("1 request(s) in the last 24 h came from user keys") for w in at.warning)
+    # an etl_runs file from before the count existed: a run appends to it all the same
+    old = pq.read_table(store / RUNS_FILE).drop_columns(["kept_noise_tagged"])
+    pq.write_table(old, store / RUNS_FILE)
+    run_etl(load_config(None, source=litellm.url, store=store, env={}))
+    runs = etl_status(StoreReader(store), dt.datetime.now(dt.UTC))["etl_runs"]
+    assert runs["kept_noise_tagged"].iloc[0] == 0 and pd.isna(runs["kept_noise_tagged"].iloc[1])

@@ -139,8 +139,6 @@ def test_master_key_sha256_from_an_older_release_is_recognised_without_the_defau
         ({"api_key": "litellm-internal-health-check"}, "health_check"),
         ({"api_key": "2ee659761968def976c7905217d96fa6e765f300dfb066f6c73fd3c279b3435a"}, "health_check"),
         ({"team_id": "litellm-internal-health-check"}, "health_check"),
-        ({"request_tags": ["litellm-internal-health-check"]}, "health_check"),
-        ({"metadata": {"tags": ["litellm-internal-health-check"]}}, "health_check"),
         ({"api_key": "litellm_proxy_master_key"}, "master_key"),
         ({"metadata": {"user_api_key_user_id": "default_user_id"}}, "master_key"),
         ({"metadata": {"user_api_key_alias": "ci-bot"}}, "rule"),
@@ -151,12 +149,43 @@ def test_master_key_sha256_from_an_older_release_is_recognised_without_the_defau
 def test_each_noise_rule(change: dict[str, Any], reason: str) -> None:
     rules = Rules(
         noise=NoiseRules(
-            key_aliases=frozenset({"ci-bot"}), users=frozenset({"guest"}), tags=frozenset({"load-test"})
+            key_aliases=frozenset({"ci-bot"}),
+            users=frozenset({"guest"}),
+            tags=frozenset({"load-test"}),
+            tag_keys=frozenset({"tomas-desktop"}),  # the sample row's key alias
         )
     )
     out = run([spend_log(**change)], rules)
     assert out.table.num_rows == 0
     assert out.dropped[reason] == 1 and sum(out.dropped.values()) == 1
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"request_tags": ["litellm-internal-health-check"]},
+        {"metadata": {"tags": ["litellm-internal-health-check"]}},
+        {"request_tags": ["load-test"]},  # a configured tag, from a key the rule does not name
+        # a configured user, claimed in the request body by a key with neither owner nor alias
+        {
+            "end_user": "guest",
+            "user": "",
+            "metadata": {"user_api_key_user_id": None, "user_api_key_alias": None},
+        },
+        {"metadata": {"user_api_key_team_id": "litellm-internal-health-check"}},
+    ],
+)
+def test_what_a_client_sets_never_drops_its_request(change: dict[str, Any]) -> None:
+    """Tags, end_user and request metadata come from the client: a student's $99 request
+    tagged as a health check is the student's usage, kept and counted."""
+    rules = Rules(
+        noise=NoiseRules(
+            users=frozenset({"guest"}), tags=frozenset({"load-test"}), tag_keys=frozenset({"ci-bot"})
+        )
+    )
+    out = run([spend_log(spend=99.0, **change)], rules)
+    assert out.table.num_rows == 1 and out.table["spend"].to_pylist() == [99.0]
+    assert sum(out.dropped.values()) == 0
 
 
 def test_configured_nodes_match_every_form_of_api_base_and_model_id() -> None:
