@@ -21,7 +21,7 @@ def render(config: Config, reader: ScopedReader, state: ViewState) -> None:
     if status is None:
         return
     page = panels.load(reader, state, dt.datetime.now(dt.UTC))
-    panels.freshness(status, config, state.tz, reader)
+    panels.freshness(status, config, state.tz, reader, reasons=False)
     with st.container(border=True):
         panels.budget_bars(reader.run("budgets", page.filters), state.tz)
     panels.cards(page)

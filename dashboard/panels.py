@@ -85,18 +85,33 @@ def store_status(reader: Reader) -> pd.Series | None:
     return status
 
 
-def freshness(status: pd.Series, config: Config, tz: str, reader: Reader) -> None:
+def freshness(status: pd.Series, config: Config, tz: str, reader: Reader, *, reasons: bool = True) -> None:
+    """How fresh the data is; with `reasons` (administrators) also why not: a failed run's
+    error, a file that could not be read. Students learn that and since when, not why
+    (an error can name the database, its host and user)."""
     newest = _local(status["last_request"], tz)
     last_run = status["last_ok_run"]
     st.caption(t("fresh.caption", newest=newest, run=_local(last_run, tz), tz=tz))
     if status["last_run_status"] == "failed":
-        st.error(t("fresh.failed", error=status["last_run_error"]))
+        if reasons:
+            st.error(t("fresh.failed", error=status["last_run_error"]))
+        else:
+            st.warning(t("fresh.failed_student", when=_local(status["last_run"], tz), newest=newest))
     if pd.notna(last_run):
         age = pd.Timestamp.now(tz="UTC") - last_run
         if age > pd.Timedelta(minutes=config.dashboard.stale_after_minutes):
-            st.warning(t("fresh.stale", age=fmt.age(age.total_seconds())))
+            st.warning(
+                t("fresh.stale" if reasons else "fresh.stale_student", age=fmt.age(age.total_seconds()))
+            )
     if reader.last_error:
-        st.warning(t("fresh.reload_failed", error=reader.last_error))
+        st.warning(t("fresh.reload_failed", error=reader.last_error) if reasons else t("fresh.incomplete"))
+    damaged = reader.damaged()
+    if damaged:
+        if reasons:
+            named = "; ".join(f"{name} ({error})" for name, error in damaged.items())
+            st.warning(t("fresh.damaged", files=named))
+        else:
+            st.warning(t("fresh.incomplete"))
 
 
 def _local(value: Any, tz: str) -> str:

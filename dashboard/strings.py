@@ -94,6 +94,21 @@ EN: dict[str, str] = {
         "job running? Recent requests may be missing."
     ),
     "fresh.failed": "The last ETL run failed: {error}",
+    "fresh.failed_student": (
+        "The last copy from the lab's LiteLLM failed ({when}); the newest request shown is from "
+        "{newest}. The lab's administrator can see why."
+    ),
+    "fresh.stale_student": (
+        "The data was last updated {age} ago: your most recent requests may not be shown yet."
+    ),
+    "fresh.incomplete": (
+        "Part of the data could not be read and is left out of this page; the lab's administrator "
+        "can see which."
+    ),
+    "fresh.damaged": (
+        "These store files could not be read and are left out of every page: {files}. Run "
+        "`python -m etl doctor` for what to do; the ETL replaces a day file when it next writes that day."
+    ),
     "fresh.never": "never",
     "fresh.reload_failed": "The newest data could not be read ({error}); showing the data read before.",
     "empty.title": "The store is empty",

@@ -79,6 +79,21 @@ KO: dict[str, str] = {
         "돌고 있는지 확인하세요. 최근 요청이 빠져 있을 수 있습니다."
     ),
     "fresh.failed": "마지막 ETL 실행이 실패했습니다: {error}",
+    "fresh.failed_student": (
+        "연구실 LiteLLM에서 마지막으로 복사하는 데 실패했습니다({when}). 보이는 가장 최근 요청은 "
+        "{newest}의 것입니다. 이유는 연구실 관리자가 볼 수 있습니다."
+    ),
+    "fresh.stale_student": (
+        "데이터가 {age} 전에 마지막으로 갱신되었습니다. 최근 요청이 아직 보이지 않을 수 있습니다."
+    ),
+    "fresh.incomplete": (
+        "데이터 일부를 읽지 못해 이 페이지에서 빠졌습니다. "
+        "어떤 데이터인지는 연구실 관리자가 볼 수 있습니다."
+    ),
+    "fresh.damaged": (
+        "다음 저장소 파일을 읽지 못해 모든 페이지에서 빠졌습니다: {files}. 조치 방법은 "
+        "`python -m etl doctor`를 실행해 확인하세요. ETL이 그 날짜를 다시 쓸 때 파일을 교체합니다."
+    ),
     "fresh.never": "없음",
     "fresh.reload_failed": "최신 데이터를 읽지 못했습니다({error}). 이전에 읽은 데이터를 보여 줍니다.",
     "empty.title": "저장소가 비어 있습니다",

@@ -58,6 +58,8 @@ class Reader(Protocol):
     @property
     def last_error(self) -> str | None: ...
 
+    def damaged(self) -> dict[str, str]: ...
+
     def run(self, name: str, filters: Filters | None = None, **params: Any) -> pd.DataFrame: ...
 
     def run_many(self, jobs: Mapping[str, tuple[str, Filters]]) -> dict[str, pd.DataFrame]: ...
@@ -118,6 +120,7 @@ class _Snapshot:
     day_series: dict[dt.date, pa.Table]  # each day's series
     fingerprints: dict[dt.date, snapshot.Fingerprint]  # each day file's
     series_zone: str | None  # the zone of every day's series (None: not all the same)
+    damaged: dict[str, str]  # store files that could not be read (left out) -> why
 
 
 WARM_RESULTS = 200  # recent result sets answered again on each new snapshot
@@ -160,6 +163,7 @@ class StoreReader:
         self.last_error: str | None = None  # why the newest store could not be loaded, if so
         self._rollups: dict[dt.date, snapshot.DayRollup] = {}  # kept from one snapshot to the next
         self._months: dict[dt.date, snapshot.MonthRollup] = {}  # likewise
+        self._damaged: dict[str, snapshot.Damage] = {}  # likewise: files left out, by path
         # rollups of older days that a range covers whole but not their whole month
         self._older_days: Shared[pa.Table | None] = Shared(
             max_entries=10_000, max_size=32 * 2**20, size=lambda rows: int(rows.nbytes) if rows else 0
@@ -216,6 +220,11 @@ class StoreReader:
             )
         except Exception:  # the page computes them itself, and says what fails
             log.warning("could not prepare the Nodes page's partials", exc_info=True)
+
+    def damaged(self) -> dict[str, str]:
+        """Store files the current snapshot left out, because they could not be read, and
+        why: the pages show the rest and name these (`python -m etl doctor` says more)."""
+        return self._snapshot().damaged
 
     def version(self) -> tuple[tuple[str, int, int], ...]:
         """Identifies the store's content: a cache keyed on it is never stale."""
@@ -340,7 +349,7 @@ class StoreReader:
 
     def _read_rows(self, day: dt.date) -> pa.Table | None:
         found = snapshot.day_rollup(self.store, day, None, self.zone)
-        return found.rows if found is not None else None
+        return found.rows if isinstance(found, snapshot.DayRollup) else None
 
     def _window_partials(
         self, snap: _Snapshot, spans: list[tuple[dt.datetime, dt.datetime]], tz: str
@@ -440,7 +449,7 @@ class StoreReader:
                 self._loading = False
 
     def _load(self, found: tuple[tuple[str, int, int], ...]) -> _Snapshot:
-        con, rollup_rows = snapshot.load(self.store, self._rollups, self._months, self.zone)
+        con, rollup_rows = snapshot.load(self.store, self._rollups, self._months, self.zone, self._damaged)
         row = con.execute("SELECT min(first_start), max(last_start) FROM rollup_rows").fetchone()
         first, last = row if row else (None, None)
         days = {day: rollup.path for day, rollup in self._rollups.items()}
@@ -458,6 +467,7 @@ class StoreReader:
             day_series={day: rollup.series for day, rollup in self._rollups.items()},
             fingerprints={day: rollup.fingerprint for day, rollup in self._rollups.items()},
             series_zone=zones.pop() if len(zones) == 1 else (self.zone if not zones else None),
+            damaged={name: damage.error for name, damage in sorted(self._damaged.items())},
         )
 
     @staticmethod

@@ -29,6 +29,9 @@ class ScopedReader:
     def last_error(self) -> str | None:
         return self._reader.last_error
 
+    def damaged(self) -> dict[str, str]:
+        return self._reader.damaged()
+
     def run(self, name: str, filters: Filters | None = None, **params: Any) -> pd.DataFrame:
         return self._reader.run(name, self._scoped(filters), **params)
 

@@ -32,6 +32,7 @@ from etl.store import (
     USERS_FILE,
     USERS_SCHEMA,
     UTC_TS,
+    day_file,
     requests_dir,
     stored_days,
 )
@@ -89,7 +90,17 @@ class DayRollup:
     zone: str  # the display zone of the series' local dates
 
 
-def day_rollup(store: Path, day: dt.date, known: DayRollup | None, zone: str) -> DayRollup | None:
+@dataclass(frozen=True)
+class Damage:
+    """A store file that could not be read: what it was when it failed, and why. The same
+    bytes are not read again (the error stands until the ETL or `etl doctor` replaces
+    the file); the pages go on without it and say so."""
+
+    fingerprint: Fingerprint
+    error: str
+
+
+def day_rollup(store: Path, day: dt.date, known: DayRollup | None, zone: str) -> DayRollup | Damage | None:
     """The day's rollup and series: `known` while its day file is unchanged, else the
     ETL's files for the current day file (the series in `zone` if there is one, else in
     the zone the ETL used), else summed here from the day file (files the ETL has not
@@ -108,7 +119,11 @@ def day_rollup(store: Path, day: dt.date, known: DayRollup | None, zone: str) ->
     except (OSError, KeyError, pa.ArrowException) as exc:
         if not isinstance(exc, FileNotFoundError | KeyError):  # derived data: the day file serves
             log.warning("could not read the rollups of %s (%s); summing its day file instead", day, exc)
-        day_rows = rollup.read_day(source)
+        try:
+            day_rows = rollup.read_day(source)
+        except (OSError, pa.ArrowException) as damage:
+            log.error("cannot read the day file %s (%s); its requests are left out", source.path, damage)
+            return Damage(fingerprint, f"{type(damage).__name__}: {damage}")
         if day_rows is None:  # replaced while we looked: the next check picks up the new one
             return day_rollup(store, day, None, zone)
         rows = rollup.summarise(day_rows, day)
@@ -149,7 +164,7 @@ def rows_of(store: Path, known: DayRollup, day: dt.date, zone: str) -> pa.Table 
     if known.rows is not None:
         return known.rows
     again = day_rollup(store, day, None, zone)
-    return again.rows if again is not None else None
+    return again.rows if isinstance(again, DayRollup) else None
 
 
 def _compact(rows: pa.Table) -> pa.Table:
@@ -182,14 +197,23 @@ def month_of(day: dt.date) -> dt.date:
 
 
 def load(
-    store: Path, rollups: dict[dt.date, DayRollup], months: dict[dt.date, MonthRollup], zone: str
+    store: Path,
+    rollups: dict[dt.date, DayRollup],
+    months: dict[dt.date, MonthRollup],
+    zone: str,
+    damaged: dict[str, Damage],
 ) -> tuple[duckdb.DuckDBPyConnection, pa.Table]:
     """A new in-memory database over the store as it is now, with the small tables copied
     in and the views over the day files that each query points at its window; and the
     rollup rows of every month (`months`; `rollups` holds each day's series, and the rows
     of the recent days: both kept up to date here) as one Arrow table, which every cursor
-    registers as `rollup_rows` (a registered table is the cursor's own)."""
+    registers as `rollup_rows` (a registered table is the cursor's own). A file that
+    cannot be read is left out and kept in `damaged` (by its path in the store)."""
     days = stored_days(store)
+    for name in list(damaged):  # forget damage to files that were replaced or removed
+        path = store / name
+        if not path.is_file() or damaged[name].fingerprint != _fingerprint(path):
+            del damaged[name]
     for day in set(rollups) - set(days):
         del rollups[day]
     # a first load reads a rollup file per day: in parallel, as reading Parquet frees the
@@ -199,12 +223,17 @@ def load(
         by_month.setdefault(month_of(day), []).append(day)
     with ThreadPoolExecutor(LOAD_THREADS) as pool:
         for its_days in by_month.values():
-            found = pool.map(lambda day: day_rollup(store, day, rollups.get(day), zone), its_days)
-            for day, day_rows in zip(its_days, found, strict=True):
-                if day_rows is None:
+            readable = [day for day in its_days if _relative(store, day_file(store, day)) not in damaged]
+            found = pool.map(lambda day: day_rollup(store, day, rollups.get(day), zone), readable)
+            for day, day_rows in zip(readable, found, strict=True):
+                if isinstance(day_rows, Damage):
+                    damaged[_relative(store, day_file(store, day))] = day_rows
+                if not isinstance(day_rows, DayRollup):
                     rollups.pop(day, None)
                 else:
                     rollups[day] = day_rows
+            for day in set(its_days) - set(readable):
+                rollups.pop(day, None)
             _merge_months(store, rollups, months, zone=zone, days=its_days, newest=days[-1])
     for month in set(months) - set(by_month):
         del months[month]
@@ -217,8 +246,7 @@ def load(
     con.register("window_rollups", rollup_rows)  # each cursor: the whole days of its window
     con.register("window_series", rollup.SERIES_SCHEMA.empty_table())  # likewise
     for table, file, schema in SNAPSHOT_TABLES:
-        path = store / file
-        snapshot = _read(path, schema.names, schema) if path.is_file() else schema.empty_table()
+        snapshot = _small_table(store, file, schema, damaged)
         con.register(f"{table}_source", snapshot)
         con.execute(f"CREATE TABLE {table} AS FROM {table}_source")
         con.unregister(f"{table}_source")
@@ -270,6 +298,31 @@ def _requests_view(name: str, days: str, columns: str) -> str:
         f"CREATE VIEW {name} AS SELECT {columns}, {parts} "
         f"FROM (SELECT * REPLACE ({user}), {derived} FROM ({rows}))"
     )
+
+
+def _small_table(store: Path, file: str, schema: pa.Schema, damaged: dict[str, Damage]) -> pa.Table:
+    """keys, users, etl_runs: empty when absent, or when damaged (kept in `damaged`)."""
+    path = store / file
+    if not path.is_file() or file in damaged:
+        return schema.empty_table()
+    try:
+        return _read(path, schema.names, schema)
+    except (OSError, pa.ArrowException) as damage:
+        log.error("cannot read %s (%s); the pages go on without it", path, damage)
+        damaged[file] = Damage(_fingerprint(path), f"{type(damage).__name__}: {damage}")
+        return schema.empty_table()
+
+
+def _fingerprint(path: Path) -> Fingerprint:
+    try:
+        stat = path.stat()
+    except OSError:
+        return (-1, -1)
+    return (stat.st_size, stat.st_mtime_ns)
+
+
+def _relative(store: Path, path: Path) -> str:
+    return path.relative_to(store).as_posix()
 
 
 def _read(path: Path, columns: list[str], schema: pa.Schema) -> pa.Table:

@@ -18,6 +18,7 @@ from etl.run import run_etl
 from etl.store import RUNS_FILE
 from queries.pages import etl_status
 from queries.runner import StoreReader
+from queries.scope import ScopedReader
 from tests.litellm_db import LiteLLMDatabase, iter_sample_rows, spend_log
 from tests.test_pages import APP, open_page
 
@@ -86,10 +87,12 @@ def test_the_status_page(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_students_do_not_get_the_page(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("USAGE_STORE", str(store))
     at = AppTest.from_file(APP, default_timeout=60)
-    at.session_state["identity"] = Identity(role="student", name="alice", keys=("0" * 64,), user_id="alice")
+    key = str(pd.read_parquet(store / "requests")["api_key_hash"].iloc[0])
+    at.session_state["identity"] = Identity(role="student", name="s", keys=(key,), key=key)
     at.run()
     assert not at.exception, at.exception
-    assert "ETL status" not in {p["page_name"] for p in at._registered_pages.values()}
+    pages = {p["page_name"] for p in at._registered_pages.values()}
+    assert "My usage" in pages and "ETL status" not in pages
 
 
 def test_a_user_keys_request_tagged_as_a_health_check_is_usage_and_counted(
@@ -111,3 +114,22 @@ def test_a_user_keys_request_tagged_as_a_health_check_is_usage_and_counted(
     run_etl(load_config(None, source=litellm.url, store=store, env={}))
     runs = etl_status(StoreReader(store), dt.datetime.now(dt.UTC))["etl_runs"]
     assert runs["kept_noise_tagged"].iloc[0] == 0 and pd.isna(runs["kept_noise_tagged"].iloc[1])
+
+
+def test_a_student_learns_that_the_copy_failed_and_since_when_not_why(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The error names the database's host, port and user: it stays with administrators,
+    restricted in SQL (a student's query never returns it), not only left off the page."""
+    key = str(pd.read_parquet(store / "requests")["api_key_hash"].iloc[0])
+    student = ScopedReader(StoreReader(store), (key,))
+    assert pd.isna(student.run("store_status").iloc[0]["last_run_error"])
+    assert "cannot connect" in StoreReader(store).run("store_status").iloc[0]["last_run_error"]
+    monkeypatch.setenv("USAGE_STORE", str(store))
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state["identity"] = Identity(role="student", name="s", keys=(key,), key=key)
+    at.run()
+    assert not at.exception, at.exception
+    shown = " ".join(str(e.value) for e in (*at.error, *at.warning, *at.caption, *at.markdown))
+    assert "The last copy from the lab's LiteLLM failed" in shown
+    assert "127.0.0.1" not in shown and "cannot connect" not in shown
