@@ -21,7 +21,8 @@ import plotly.graph_objects as go
 
 from dashboard import format as fmt
 from dashboard.memo import shared
-from dashboard.strings import t
+from dashboard.strings import plain, t
+from dashboard.untrusted import html, label
 
 ACCENT = "#7C5CFF"
 BASE = "#5B8DEF"
@@ -125,7 +126,7 @@ def tokens_over_time(
     series: pd.DataFrame, mine: pd.DataFrame | None = None, who: str | None = None
 ) -> go.Figure:
     """Stacked bars per bucket: uncached prompt, cached prompt, answer, reasoning."""
-    tokens = t("hover.tokens", value="%{y:,}")
+    tokens = plain("hover.tokens", value="%{y:,}")
     stacks = [(kind, t(f"kind.{kind}"), KIND_COLORS[kind]) for kind in KINDS]
     return _stacked_over_time(
         series,
@@ -151,7 +152,7 @@ def requests_over_time(
         "requests",
         stacks,
         hover="%{y:,}",
-        mine_hover=t("hover.requests", value="%{y:,}"),
+        mine_hover=plain("hover.requests", value="%{y:,}"),
         axis=t("axis.requests"),
         mine=mine,
         who=who,
@@ -215,7 +216,7 @@ def cache_trend(series: pd.DataFrame, mine: pd.DataFrame | None = None, who: str
             "stackgroup": "prompt",
             "line": {"width": 0.5, "color": KIND_COLORS[column]},
             "opacity": DIMMED if dim else 0.85,
-            "hovertemplate": t("hover.tokens", value="%{y:,}") + "<extra>%{fullData.name}</extra>",
+            "hovertemplate": plain("hover.tokens", value="%{y:,}") + "<extra>%{fullData.name}</extra>",
         }
         for column, name in PROMPT_AREAS
     ]
@@ -237,7 +238,7 @@ def cache_trend(series: pd.DataFrame, mine: pd.DataFrame | None = None, who: str
                 "type": "scatter",
                 "x": _values(mine["bucket"]),
                 "y": _values(mine["cache_hit_rate"]),
-                "name": f"{t('series.cache_hit_rate')} ({who})",
+                "name": f"{t('series.cache_hit_rate')} ({label(who)})",
                 "mode": "lines+markers",
                 "line": {"color": ACCENT, "width": 3},
                 "hovertemplate": "%{y:.1%}<extra>%{fullData.name}</extra>",
@@ -277,6 +278,7 @@ def share_bars(
     if frame.empty or not frame["requests"].sum():
         return _empty()
     order = frame.sort_values(["requests", category], ascending=[True, False])[category].tolist()
+    names = [html(c) for c in order]
     frame = frame.set_index(category).loc[order]
     part = None
     if who is not None and mine is not None:
@@ -296,15 +298,14 @@ def share_bars(
                     "x": _values(part[column]),
                     "xaxis": axis,
                     "orientation": "h",
-                    "name": who,
+                    "name": label(who),
                     "marker": {"color": ACCENT},
                     "showlegend": col == 1,
                     "legendgroup": "who",
-                    "hovertemplate": "%{y}: "
+                    "hovertext": names,
+                    "hovertemplate": "%{hovertext}: "
                     + _hover_number(measure, "x")
-                    + "<extra>"
-                    + (who or "")
-                    + "</extra>",
+                    + "<extra>%{fullData.name}</extra>",
                 }
             )
         traces.append(
@@ -320,7 +321,8 @@ def share_bars(
                 "textposition": "outside",
                 "cliponaxis": False,
                 "customdata": [[float(v), float(s)] for v, s in zip(total, shares, strict=True)],
-                "hovertemplate": "%{y}: "
+                "hovertext": names,
+                "hovertemplate": "%{hovertext}: "
                 + _hover_number(measure, "customdata[0]")
                 + " (%{customdata[1]:.1%})<extra></extra>",
                 "showlegend": part is not None and col == 1,
@@ -331,6 +333,7 @@ def share_bars(
         [t(f"measure.{m}") for m in measures], [float(frame[_column(m)].max()) for m in measures]
     )
     layout["margin"] = {"t": 28}
+    layout["yaxis"] |= categories(order)
     return _figure(traces, layout, height=height, legend=False)  # the page names who
 
 
@@ -388,9 +391,10 @@ def user_bars(users: pd.DataFrame, by: str, highlight: str | None = None) -> go.
         "text": [f"{v} · {fmt.percent(s)}" for v, s in zip(value_text, share, strict=True)],
         "textposition": "outside",
         "cliponaxis": False,
-        "customdata": names,
+        "customdata": names,  # the real identity: what a click selects (panels.toggled_highlight)
+        "hovertext": [html(name) for name in names],
         "hovertemplate": (
-            "%{y}<br>"
+            "%{hovertext}<br>"
             + (t("measure.spend") + ": $%{x:,.4f}" if by == "spend" else t(f"measure.{by}") + ": %{x:,}")
             + "<extra></extra>"
         ),
@@ -402,7 +406,7 @@ def user_bars(users: pd.DataFrame, by: str, highlight: str | None = None) -> go.
             "zeroline": False,
             "range": [0, float(ordered[column].max()) * 1.35],
         },
-        "yaxis": {"automargin": True},
+        "yaxis": {"automargin": True, **categories(names)},
     }
     return _figure([bars], layout, height=max(HEIGHT, 26 * len(ordered) + 40), legend=False)
 
@@ -421,9 +425,13 @@ def client_matrix(matrix: pd.DataFrame, highlight: str | None = None) -> go.Figu
         "y": list(grid.index),
         "colorscale": [[0, "rgba(91,141,239,0.05)"], [1, BASE]],
         "showscale": False,
-        "hovertemplate": "%{y} · %{x}: %{z:,}<extra></extra>",
+        "text": [[f"{html(user)} · {html(client)}" for client in grid.columns] for user in grid.index],
+        "hovertemplate": "%{text}: %{z:,}<extra></extra>",
     }
-    layout: dict[str, Any] = {"yaxis": {"automargin": True}}
+    layout: dict[str, Any] = {
+        "xaxis": categories(list(grid.columns)),
+        "yaxis": {"automargin": True, **categories(list(grid.index))},
+    }
     if highlight is not None and highlight in grid.index:
         row = list(grid.index).index(highlight)
         layout["shapes"] = [
@@ -454,11 +462,11 @@ def _accent_line(mine: pd.DataFrame, column: str, who: str, hover: str) -> dict[
         "type": "scatter",
         "x": _values(mine["bucket"]),
         "y": _values(mine[column]),
-        "name": who,
+        "name": label(who),
         "mode": "lines+markers",
         "line": {"color": ACCENT, "width": 3},
         "marker": {"size": 6},
-        "hovertemplate": hover + "<extra>" + who + "</extra>",
+        "hovertemplate": hover + "<extra>%{fullData.name}</extra>",
     }
 
 
@@ -490,6 +498,13 @@ def _column(measure: str) -> str:
 
 def _share(measure: str) -> str:
     return {"spend": "spend_share", "tokens": "tokens_share", "requests": "requests_share"}[measure]
+
+
+def categories(values: Sequence[Any]) -> dict[str, Any]:
+    """A category axis that keeps each real value (distinct bars, what a click selects)
+    but shows it short and escaped: Plotly reads tags in tick labels, and a 100 KB name
+    would squeeze the chart. Two names that look alike shortened stay two bars."""
+    return {"tickmode": "array", "tickvals": list(values), "ticktext": [label(v) for v in values]}
 
 
 def _dim(color: str) -> str:
@@ -528,7 +543,7 @@ def node_lines(
             "type": "scatter",
             "x": _values(rows[x]),
             "y": _values(rows[column]),
-            "name": str(node),
+            "name": label(node),
             "mode": "lines+markers",
             "line": {"color": colors[str(node)], "width": 2},
             "marker": {"size": 5},
@@ -543,11 +558,11 @@ def node_lines(
                 "type": "scatter",
                 "x": _values(mine[x]),
                 "y": _values(mine[column]),
-                "name": who,
+                "name": label(who),
                 "mode": "markers",
                 "marker": {"color": ACCENT, "size": 10, "symbol": "diamond"},
-                "customdata": mine["node"].tolist(),
-                "hovertemplate": hover + " (%{customdata})<extra>" + who + "</extra>",
+                "customdata": [html(node) for node in mine["node"]],
+                "hovertemplate": hover + " (%{customdata})<extra>%{fullData.name}</extra>",
             }
         )
     layout = {
@@ -573,10 +588,10 @@ def failures_over_time(failures: pd.DataFrame) -> go.Figure:
                 "type": "bar",
                 "x": _values(rows["bucket"]),
                 "y": _values(rows["failures"]),
-                "name": t("failures.unknown") if error_class == "unknown" else str(error_class),
+                "name": t("failures.unknown") if error_class == "unknown" else label(error_class),
                 "marker": {"color": palette[i % len(palette)]},
-                "customdata": rows["node"].tolist(),
-                "hovertemplate": t("hover.failures_on", value="%{y:,}", node="%{customdata}")
+                "customdata": [html(node) for node in rows["node"]],
+                "hovertemplate": plain("hover.failures_on", value="%{y:,}", node="%{customdata}")
                 + "<extra>%{fullData.name}</extra>",
             }
         )

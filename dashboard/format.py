@@ -11,6 +11,7 @@ from typing import Any
 import pandas as pd
 
 from dashboard.strings import current_language, t
+from dashboard.untrusted import Markdown
 from queries.metrics import Unit
 
 _SUFFIXES = ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k"))
@@ -30,6 +31,10 @@ def missing(value: Any) -> bool:
 def compact(value: float) -> str:
     """1234 -> 1.2k, 4_949_000 -> 4.9M; whole numbers below 1000 as they are.
     In Korean: 12_345 -> 1.2만, 4_949_000 -> 495만, 3.4e8 -> 3.4억; below 10,000 as 1,234."""
+    return Markdown(_compact(value))  # digits and a suffix: safe in Markdown as they are
+
+
+def _compact(value: float) -> str:
     if missing(value):
         return "—"
     sign = "-" if value < 0 else ""
@@ -56,6 +61,11 @@ def _compact_ko(value: float) -> str:
 
 def usd(value: float) -> str:
     """$3.40; amounts under a dollar keep three significant digits ($0.0203), large ones shorten."""
+    # an amount's $ is followed by a digit or a sign: Streamlit never reads that as math
+    return Markdown(_usd(value))
+
+
+def _usd(value: float) -> str:
     if missing(value):
         return "—"
     if abs(value) >= 10_000:

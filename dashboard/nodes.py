@@ -12,7 +12,8 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import figures, panels
-from dashboard.strings import t
+from dashboard.strings import plain, t
+from dashboard.untrusted import short
 from dashboard.view_state import ViewState
 from etl.config import Config
 from queries import pages
@@ -76,7 +77,7 @@ def render(config: Config, reader: Reader, state: ViewState) -> None:
             mine.get("latency_by_concurrency"),
             who,
             x="in_flight",
-            hover=t("unit.ms", value="%{y:,.0f}"),
+            hover=plain("unit.ms", value="%{y:,.0f}"),
         )
         st.plotly_chart(figure, key="saturation")
     left, right = st.columns(2)
@@ -98,7 +99,7 @@ def render(config: Config, reader: Reader, state: ViewState) -> None:
             t("axis.ttft"),
             mine.get("node_speed_by_bucket"),
             who,
-            hover=t("unit.ms", value="%{y:,.0f}"),
+            hover=plain("unit.ms", value="%{y:,.0f}"),
         )
         st.plotly_chart(figure, key="ttft")
     with st.container(border=True):
@@ -112,5 +113,5 @@ def _table(frame: pd.DataFrame, label: str, mine: pd.DataFrame | None, who: str 
     if who is not None and mine is not None:
         counts = mine.set_index(label)["requests"] if not mine.empty else pd.Series(dtype="int64")
         shown = shown.assign(mine=shown[label].map(counts).fillna(0).astype("int64"))
-        columns["mine"] = st.column_config.NumberColumn(t("nodes.mine", who=who), format="%d")
+        columns["mine"] = st.column_config.NumberColumn(plain("nodes.mine", who=short(who)), format="%d")
     st.dataframe(shown, column_config=columns, hide_index=True, width="stretch")

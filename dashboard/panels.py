@@ -13,7 +13,7 @@ from zoneinfo import available_timezones as _available_timezones
 import pandas as pd
 import streamlit as st
 
-from dashboard import figures
+from dashboard import figures, untrusted
 from dashboard import format as fmt
 from dashboard.strings import current_language, t
 from dashboard.view_state import RANGES, USER_MEASURES, ViewState, parse, to_params
@@ -479,7 +479,9 @@ def budget_bars(budgets: pd.DataFrame, tz: str) -> None:
 
 
 def _csv(frame: pd.DataFrame) -> bytes:
-    return frame.to_csv(index=False).encode("utf-8")
+    """The frame as a spreadsheet opens it safely: a name such as =HYPERLINK(...) stays text.
+    Lines end in CRLF (RFC 4180), so that a carriage return inside a name is quoted too."""
+    return untrusted.csv_frame(frame).to_csv(index=False, lineterminator="\r\n").encode("utf-8")
 
 
 def downloads(page: Page, keys: tuple[tuple[str, str], ...]) -> None:

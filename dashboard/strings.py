@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import logging
+import numbers
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -12,6 +13,7 @@ from typing import Literal
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from dashboard.strings_ko import KO
+from dashboard.untrusted import Markdown, markdown
 
 Language = Literal["en", "ko"]
 LANGUAGES: tuple[Language, ...] = ("en", "ko")
@@ -396,11 +398,29 @@ def use_language(language: Language) -> Iterator[None]:
         _FORCED.reset(token)
 
 
-def t(key: str, /, **values: object) -> str:
+def t(key: str, /, **values: object) -> str:  # a Markdown: another t() takes it as it is
     """The text for `key` in the session's language, `{name}` fields filled from `values`.
     A key the Korean catalogue lacks falls back to English with a logged warning (the page
     stays up; tests/test_dashboard_strings.py keeps the two complete); a key English lacks
-    is a bug and raises KeyError."""
+    is a bug and raises KeyError.
+
+    Every text field is escaped for Markdown (names come from the data and the URL, and
+    Streamlit reads Markdown in almost every text it shows), so no page can forget it;
+    a field that is Markdown already (another t(), a number from dashboard/format.py, or
+    `markdown(...)`) goes in as it is, and so do numbers. For a destination that does not
+    read Markdown (a table's header), plain() fills the fields as given."""
+    return Markdown(plain(key, **{name: _markdown_field(value) for name, value in values.items()}))
+
+
+def _markdown_field(value: object) -> object:
+    if isinstance(value, Markdown | numbers.Number):
+        return value
+    return markdown(value)
+
+
+def plain(key: str, /, **values: object) -> str:
+    """The text for `key` with its fields as given: for a table header or a chart (the
+    figure builders escape for Plotly), never for Markdown."""
     language = current_language()
     text = CATALOGUES[language].get(key)
     if text is None:

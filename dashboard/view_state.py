@@ -24,6 +24,11 @@ UserMeasure = Literal["spend", "tokens", "requests"]
 USER_MEASURES: tuple[UserMeasure, ...] = ("spend", "tokens", "requests")
 DIMENSIONS = {"user": "users", "model": "models", "node": "nodes", "client": "clients"}
 MAX_CUSTOM_DAYS = 366
+# The days a custom range may name: a day near the ends of Python's calendar (9999-12-31,
+# 0001-01-01) overflows when it becomes an instant or when the date picker widens it by
+# ten years either way. LiteLLM's logs begin long after the first and end long before the last.
+FIRST_DAY = dt.date(1970, 1, 1)
+LAST_DAY = dt.date(2999, 12, 31)
 SLOT = dt.timedelta(minutes=15)
 
 
@@ -98,13 +103,20 @@ def parse(
             notices.append(t("notice.range", value=repr(value), choices=", ".join(RANGES)))
     if state.range == "custom":
         start, end = _day(first("from")), _day(first("to"))
-        if start is None or end is None or end < start or (end - start).days >= MAX_CUSTOM_DAYS:
+        if (
+            start is None
+            or end is None
+            or end < start
+            or (end - start).days >= MAX_CUSTOM_DAYS
+            or start < FIRST_DAY
+            or end > LAST_DAY
+        ):
             notices.append(t("notice.custom", days=MAX_CUSTOM_DAYS))
             state = replace(state, range="7d")
         else:
             state = replace(state, start_day=start, end_day=end)
     if (value := first("tz")) is not None:
-        if _valid_zone(value) and (allowed_zones is None or value in allowed_zones):
+        if (allowed_zones is None or value in allowed_zones) and _valid_zone(value):
             state = replace(state, tz=value)
         else:
             notices.append(t("notice.tz", value=repr(value), default=default_tz))
@@ -179,7 +191,7 @@ def _day(text: str | None) -> dt.date | None:
 def _valid_zone(name: str) -> bool:
     try:
         ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
+    except (ZoneInfoNotFoundError, ValueError, OSError):  # OSError: a name too long for a path
         return False
     return True
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import html
 import math
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
@@ -218,7 +220,7 @@ def test_in_korean_the_names_hover_texts_and_date_axes_are_korean(
     *kinds, line = traces(fig)
     assert [k.name for k in kinds] == ["캐시 안 된 프롬프트", "캐시된 프롬프트", "답변", "추론"]
     assert kinds[0].hovertemplate == "%{y:,} 토큰<extra>%{fullData.name}</extra>"
-    assert line.hovertemplate == "%{y:,} 토큰<extra>bob</extra>"
+    assert line.hovertemplate == "%{y:,} 토큰<extra>%{fullData.name}</extra>" and line.name == "bob"
     stops = {tuple(s.dtickrange): s.value for s in fig.layout.xaxis.tickformatstops}
     assert stops[(86_400_000, "M1")] == "%-m월 %-d일" and stops[(None, 86_400_000)] == "%-d일 %H:%M"
     assert fig.layout.xaxis.hoverformat == "%Y년 %-m월 %-d일 %H:%M"  # hourly buckets
@@ -289,3 +291,98 @@ def test_every_figure_is_valid_plotly(
     for fig in built:
         checked = valid(fig)  # raises on any property Plotly does not know
         assert checked.data or checked.layout.annotations  # something drawn, or the notice
+
+
+# --- names from the data: escaped, shortened, direction-neutral, kept apart -------------------
+
+HTML_NAME = '<a href="https://evil.example/a">x</a><b>b</b><br>'
+LONG = "L" * 60
+TWINS = (LONG + "-first" + "x" * 100_000, LONG + "-second")  # alike when shortened
+BIDI_NAME = "\u202eevil\u2066\u200f\u061cname"
+NAMES = (HTML_NAME, *TWINS, BIDI_NAME)
+
+
+def shown(fig: Any) -> list[str]:
+    """Every text of the figure that Plotly renders as its pseudo-HTML: tick labels, trace
+    names, hover texts, bar texts, annotations, and customdata a hover template shows."""
+    spec = valid(fig).to_plotly_json()
+    out: list[str] = []
+    for name, axis in spec["layout"].items():
+        if name.startswith(("xaxis", "yaxis")):
+            out += [str(v) for v in axis.get("ticktext", [])]
+    out += [str(a.get("text", "")) for a in spec["layout"].get("annotations", [])]
+    for trace in spec["data"]:
+        out.append(str(trace.get("name", "")))
+        for field in ("hovertext", "text"):
+            value = trace.get(field)
+            out += [str(v) for v in np.ravel(np.asarray(value, dtype=object))] if value is not None else []
+        if "%{customdata}" in trace.get("hovertemplate", ""):
+            out += [str(v) for v in trace.get("customdata", [])]
+    return out
+
+
+def assert_inert(fig: Any) -> None:
+    texts = shown(fig)
+    for text in texts:
+        assert "<a" not in text and "<b>" not in text and "<br>" not in text, text[:200]
+        assert not any(
+            c in text for c in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
+        )
+    ticks = [t for t in texts if t.endswith("…") or "&lt;" in t]
+    assert ticks, "the names are shown"
+
+
+def test_user_bars_show_names_inert_and_short_and_select_the_real_user(
+    data: dict[str, pd.DataFrame],
+) -> None:
+    users = pd.concat([data["by_user"]] * 2, ignore_index=True).iloc[:4].assign(user=list(NAMES))
+    fig = figures.user_bars(users, "requests")
+    assert_inert(fig)
+    bars = traces(fig)[0]
+    assert sorted(bars.customdata) == sorted(NAMES)  # what a click selects: the real identity
+    axis = valid(fig).layout.yaxis
+    assert len(set(axis.tickvals)) == 4 and list(axis.tickvals) == list(bars.y)  # the twins: two bars
+    assert all(len(html.unescape(label)) <= 40 for label in axis.ticktext)  # as Plotly shows them
+    twins = [label for value, label in zip(axis.tickvals, axis.ticktext, strict=True) if value in TWINS]
+    assert twins == [LONG[:39] + "…"] * 2
+    assert (
+        '&lt;a href="https://evil.example/a"&gt;x&lt;/a&gt;&lt;b&gt;b&lt;/b&gt;&lt;br&gt;' in bars.hovertext
+    )
+    assert TWINS[0] in list(bars.hovertext)  # the whole name in the tooltip
+    assert "evilname" in "".join(axis.ticktext)
+
+
+def test_category_charts_show_names_inert(
+    data: dict[str, pd.DataFrame], bob: dict[str, pd.DataFrame]
+) -> None:
+    clients = data["by_client"].assign(client=list(NAMES[: len(data["by_client"])]))
+    assert_inert(figures.share_bars(clients, "client", ("requests", "tokens")))
+    mine = bob["by_client"].assign(client=list(NAMES[: len(bob["by_client"])]))
+    lit = figures.share_bars(clients, "client", ("requests", "tokens"), mine, HTML_NAME)
+    assert_inert(lit)
+    matrix = data["user_client_matrix"]
+    renamed = matrix.assign(
+        user=matrix["user"].map({"alice": HTML_NAME, "bob": BIDI_NAME}),
+        client=matrix["client"].map(dict(zip(sorted(set(matrix["client"])), NAMES[1:], strict=False))),
+    )
+    assert_inert(figures.client_matrix(renamed, HTML_NAME))
+    assert figures.client_matrix(renamed, HTML_NAME).layout.shapes  # the highlight finds the real name
+
+
+def test_time_and_node_charts_name_people_and_nodes_inert(
+    data: dict[str, pd.DataFrame], bob: dict[str, pd.DataFrame]
+) -> None:
+    for builder in (figures.tokens_over_time, figures.requests_over_time, figures.cache_trend):
+        fig = builder(data["by_bucket"], bob["by_bucket"], HTML_NAME)
+        assert "&lt;a href" in "".join(shown(fig)) and all("<a" not in t for t in shown(fig))
+    frame = pd.DataFrame(
+        {
+            "bucket": pd.to_datetime(["2026-11-20 10:00", "2026-11-20 11:00"]),
+            "node": [HTML_NAME, BIDI_NAME],
+            "error_class": [HTML_NAME, TWINS[0]],
+            "failures": [1, 2],
+            "output_tps_p50": [40.0, 42.0],
+        }
+    )
+    assert_inert(figures.node_lines(frame, "output_tps_p50", "Tokens/s", frame.iloc[[0]], BIDI_NAME))
+    assert_inert(figures.failures_over_time(frame))
