@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import urllib.parse
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +11,7 @@ import pytest
 
 from dashboard import auth, figures
 from queries.runner import StoreReader
-from tests import known_store
+from tests import known_store, test_untrusted_text
 from tests.browser import ARTIFACTS, chart_data, chromium, streamlit_server, wait_until_rendered
 from tests.plotly_json import decode
 
@@ -196,4 +197,45 @@ def test_switching_the_users_measure_redraws_their_bars_and_the_link(app_url: st
         except BaseException:
             ARTIFACTS.mkdir(exist_ok=True)
             page.screenshot(path=str(ARTIFACTS / "measure-failure.png"), full_page=True)
+            raise
+
+
+EVIL_LINKS = """() => [...document.querySelectorAll('a, img, image')]
+    .map(e => [e.tagName, e.getAttribute('href') || e.getAttribute('xlink:href')
+                          || e.getAttribute('src') || ''])
+    .filter(([tag, target]) => target.includes('evil') || (tag !== 'A' && target === 'x'))"""
+
+
+def test_names_from_the_data_and_the_url_make_no_link_or_image_in_the_page(tmp_path: Path) -> None:
+    """What the AppTest check (tests/test_untrusted_text.py) infers from the Markdown, in
+    the DOM that Streamlit's renderer and Plotly really build."""
+    store = test_untrusted_text.build(tmp_path / "store")
+    env = {
+        "USAGE_STORE": str(store),
+        "USAGE_TIMEZONE": "Asia/Seoul",
+        "USAGE_ADMIN_PASSWORD_HASH": auth.hash_password(PASSWORD),
+    }
+    query = urllib.parse.urlencode(
+        {"highlight": test_untrusted_text.USER, "tz": "[t](https://evil.example/t)"}
+        | {"user": [test_untrusted_text.USER, "![u](https://evil.example/u.png)"]}
+        | {"range": "custom", "from": "2026-11-21", "to": "2026-11-21"},
+        doseq=True,
+    )
+    with streamlit_server(env) as url, chromium(viewport={"width": 1440, "height": 2400}) as page:
+        try:
+            page.goto(f"{url}/?{query}")
+            sign_in(page, password=PASSWORD)
+            wait_until_rendered(page, charts=8)
+            assert page.get_by_text("Highlighting").count() == 1
+            assert page.locator("[data-testid='stSidebar'] [data-testid='stAlert']").count() >= 1
+            assert page.evaluate(EVIL_LINKS) == []
+            for name, shown in (("Nodes", ".st-key-concurrency .js-plotly-plot"), ("Budgets", "text=keys: ")):
+                page.get_by_role("link", name=name).click()
+                page.wait_for_selector(shown, timeout=60_000)
+                wait_until_rendered(page)
+                assert page.locator("[data-testid='stException']").count() == 0
+                assert page.evaluate(EVIL_LINKS) == [], name
+        except BaseException:
+            ARTIFACTS.mkdir(exist_ok=True)
+            page.screenshot(path=str(ARTIFACTS / "untrusted-failure.png"), full_page=True)
             raise

@@ -74,7 +74,12 @@ def _rows() -> list[dict[str, Any]]:
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("untrusted") / "store"
+    return build(tmp_path_factory.mktemp("untrusted") / "store")
+
+
+def build(path: Path) -> Path:
+    """A store whose user, key alias, end user, model, client and node names, a key's
+    budget period and the last run's error are all written to be obeyed."""
     ingest_rows(Config(store=path, nodes=(NodeRule(NODE, api_bases=("gpu-evil:8000",)),)), _rows())
     snapshot = dt.datetime(2026, 12, 1, tzinfo=dt.UTC)
     keys = [
