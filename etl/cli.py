@@ -22,7 +22,8 @@ exit codes:
   0   the run finished; the store is up to date with the source
   1   unexpected error (a bug: please report it with the message)
   2   bad command line or configuration file
-  65  a store file is unreadable or from another version; the message says what to do
+  65  a store file is unreadable or from another version, or the LiteLLM table has a
+      column type or a value the ETL cannot read; the message says what to do
   66  the database has no LiteLLM_SpendLogs table (wrong database?)
   69  the database cannot be reached
   73  the store directory cannot be created or written

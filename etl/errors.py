@@ -21,6 +21,12 @@ class StoreCorrupt(EtlError):
     exit_code = 65
 
 
+class SourceDataError(EtlError):
+    """The spend-log table has a column of a type, or a value, the ETL cannot read."""
+
+    exit_code = 65
+
+
 class SourceTableMissing(EtlError):
     """The database has no LiteLLM spend-log table: probably the wrong database."""
 

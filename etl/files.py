@@ -3,14 +3,24 @@
 from __future__ import annotations
 
 import os
+import re
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from etl.store import TMP_MARK
+from etl.store import (
+    DAY_FILE,
+    KEYS_FILE,
+    REQUESTS_DIR,
+    ROLLUPS_DIR,
+    RUNS_FILE,
+    STATE_FILE,
+    TMP_MARK,
+    USERS_FILE,
+)
 
 PARQUET_OPTIONS = {"compression": "zstd", "write_statistics": True}
 
@@ -70,11 +80,39 @@ def _fsync_file(path: Path) -> None:
         os.close(fd)
 
 
+# What `tmp_path` names, and where the ETL writes atomically: --store may be pointed at a
+# directory that is not a store, so nothing else there is ever the ETL's to delete.
+_TMP_NAME = re.compile(rf"(?P<final>.+){re.escape(TMP_MARK)}[0-9a-f]{{8}}")
+_DAY_FOLDER = re.compile(r"date=\d{4}-\d{2}-\d{2}")
+_ROOT_FILES = frozenset({STATE_FILE, KEYS_FILE, USERS_FILE, RUNS_FILE})
+
+
 def remove_leftovers(store: Path) -> int:
-    """Delete temporary files a killed run left behind; returns how many."""
+    """Delete the temporary files a killed run left behind; returns how many."""
     removed = 0
-    for path in store.rglob(f"*{TMP_MARK}*"):
-        if path.is_file():
-            path.unlink(missing_ok=True)
-            removed += 1
+    for path in _own_temporary_files(store):
+        path.unlink(missing_ok=True)
+        removed += 1
     return removed
+
+
+def _own_temporary_files(store: Path) -> Iterator[Path]:
+    yield from _temporary(store, lambda final: final in _ROOT_FILES)
+    for folder, final_name in ((REQUESTS_DIR, lambda final: final == DAY_FILE), (ROLLUPS_DIR, _is_parquet)):
+        parent = store / folder
+        if not parent.is_dir() or parent.is_symlink():
+            continue
+        for day in parent.iterdir():
+            if _DAY_FOLDER.fullmatch(day.name) and day.is_dir() and not day.is_symlink():
+                yield from _temporary(day, final_name)
+
+
+def _temporary(folder: Path, final_name: Callable[[str], bool]) -> Iterator[Path]:
+    for path in folder.iterdir():
+        match = _TMP_NAME.fullmatch(path.name)
+        if match and final_name(match["final"]) and path.is_file() and not path.is_symlink():
+            yield path
+
+
+def _is_parquet(name: str) -> bool:
+    return name.endswith(".parquet")

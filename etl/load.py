@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,9 +74,21 @@ class Staging:
             self.root.parent.rmdir()  # .staging itself, once no run uses it
 
 
+# a run's id (run.py): its staging folder's name
+_RUN_ID = re.compile(r"\d{8}T\d{6}Z-[0-9a-f]{8}")
+
+
 def remove_staging(store: Path) -> None:
-    """Staging left by killed runs: never visible to readers, safe to discard."""
-    shutil.rmtree(store / STAGING_DIR, ignore_errors=True)
+    """Staging left by killed runs: never visible to readers, safe to discard. Only the
+    runs' own folders go: --store may be a directory that is not a store."""
+    staging = store / STAGING_DIR
+    if not staging.is_dir() or staging.is_symlink():
+        return
+    for folder in staging.iterdir():
+        if _RUN_ID.fullmatch(folder.name) and not folder.is_symlink():
+            shutil.rmtree(folder, ignore_errors=True)
+    with contextlib.suppress(OSError):
+        staging.rmdir()  # only when nothing else is in it
 
 
 @dataclass(frozen=True)

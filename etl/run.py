@@ -60,10 +60,14 @@ class RunSummary:
     duplicates_skipped: int = 0
     dropped: dict[str, int] = field(default_factory=lambda: dict.fromkeys(NOISE_REASONS, 0))
     malformed: int = 0
+    malformed_skipped: int = 0  # malformed rows that could not be placed, hence not stored
     malformed_examples: list[str] = field(default_factory=list)
     kept_noise_tagged: int = 0
     seconds: float = 0.0
     note: str | None = None  # why the whole source was read, when it was
+
+    def _skipped(self) -> str:
+        return f" ({self.malformed_skipped:,} of them skipped)" if self.malformed_skipped else ""
 
     def line(self) -> str:
         """The one-line summary a person reads at the end of a run."""
@@ -72,7 +76,8 @@ class RunSummary:
             f"{self.mode.replace('_', ' ')} run: {self.rows_read:,} rows read, "
             f"{self.rows_written:,} written, {self.duplicates_skipped:,} {skipped}, noise dropped: "
             f"{self.dropped['master_key']:,} master key, {self.dropped['health_check']:,} health check, "
-            f"{self.dropped['rule']:,} by rule; {self.malformed:,} malformed; {self.seconds:.1f} s"
+            f"{self.dropped['rule']:,} by rule; {self.malformed:,} malformed{self._skipped()}; "
+            f"{self.seconds:.1f} s"
         )
 
 
@@ -167,8 +172,10 @@ class _Run:
         self._record("ok", None)
         if summary.malformed:
             log.warning(
-                "%d row(s) had malformed values (kept, with defaults); first: %s",
+                "%d row(s) had malformed values (%d kept with defaults, %d skipped: not stored); first: %s",
                 summary.malformed,
+                summary.malformed - summary.malformed_skipped,
+                summary.malformed_skipped,
                 "; ".join(summary.malformed_examples),
             )
         if summary.kept_noise_tagged:
@@ -198,6 +205,7 @@ class _Run:
         for reason, n in out.dropped.items():
             summary.dropped[reason] += n
         summary.malformed += out.malformed
+        summary.malformed_skipped += out.skipped
         summary.malformed_examples = (summary.malformed_examples + out.malformed_examples)[:5]
         summary.kept_noise_tagged += out.noise_tagged
 
@@ -264,6 +272,8 @@ class _Run:
                 if self.progress and time.monotonic() - last_report >= PROGRESS_EVERY_S:
                     last_report = time.monotonic()
                     self.progress(_progress_text(summary.rows_read, expected, self.started))
+        except psycopg.DataError as exc:  # SQLSTATE class 22: a value PostgreSQL cannot convert
+            raise extract.unreadable_value(info, exc) from None
         finally:
             if gc_was_enabled:
                 gc.enable()
@@ -414,8 +424,15 @@ def _ensure_writable(store: Path) -> None:
 def _store_lock(store: Path) -> Iterator[None]:
     path = store / LOCK_FILE
     try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        # never through a symbolic link: the lock is truncated and written, which would
+        # overwrite whatever file the link points to
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
     except OSError as exc:
+        if path.is_symlink():
+            raise StoreNotWritable(
+                f"the lock file {path} is a symbolic link; the ETL does not follow it. Delete the link "
+                "(the ETL creates the lock file itself), and check that --store is the store"
+            ) from None
         raise StoreNotWritable(f"cannot open the lock file {path}: {exc.strerror}") from None
     try:
         try:

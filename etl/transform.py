@@ -4,7 +4,9 @@ Applies the store contract (`docs/store.md`): which source field wins for each
 column, the noise rules, and the node and client rules. A value that cannot be made sense
 of (text where a count belongs, a count beyond its total, metadata that is not an object)
 never stops the run and never drops the row: the column falls back to its default and
-the row is counted as malformed.
+the row is counted as malformed. Only a row that cannot be placed is left out (and counted
+as malformed): one without a usable startTime has no day, and a later copy of a request_id
+stored on another day would count the request twice.
 """
 
 from __future__ import annotations
@@ -117,11 +119,12 @@ class Transformed:
     table: pa.Table
     dropped: dict[str, int]
     dropped_rows: pa.Table  # request_id, date of the rows dropped as noise
-    malformed: int
+    malformed: int  # the rows left out (`skipped`) among them
     malformed_examples: list[str]
     # kept although tagged like noise (a health check, a configured tag): a client set the
     # tag on a user key's request, which makes it usage all the same
     noise_tagged: int = 0
+    skipped: int = 0  # malformed rows that could not be placed: not stored
 
 
 def transform(
@@ -134,6 +137,8 @@ def transform(
     """
     if raw.schema != RAW_SCHEMA:
         raise TypeError("transform() takes a table in extract.RAW_SCHEMA")
+    skipped = _Skipped(raw, count)
+    raw, count = skipped.rest, skipped.rest_count
     n = raw.num_rows
     col = raw.column
     bad = _Malformed(n, col("request_id"))
@@ -197,9 +202,9 @@ def transform(
     tagged = _any(_has_tag(request_tags, noise_tags), _has_tag(col("md_tags"), noise_tags))
 
     # tokens
-    prompt = pc.fill_null(col("prompt_tokens"), 0)
-    completion = pc.fill_null(col("completion_tokens"), 0)
-    total = pc.fill_null(col("total_tokens"), 0)
+    prompt = bad.at_least_zero(col("prompt_tokens"), "prompt_tokens")
+    completion = bad.at_least_zero(col("completion_tokens"), "completion_tokens")
+    total = bad.at_least_zero(col("total_tokens"), "total_tokens")
     cached_uo = bad.count(col("md_cached_uo"), "cached_tokens")
     cached_auv = bad.count(col("md_cached_auv"), "cached_tokens")
     cache_read = bad.count(col("md_cache_read_auv"), "cache_read_input_tokens")
@@ -232,14 +237,25 @@ def transform(
     )
     status = pc.if_else(pc.fill_null(failed, False), pa.scalar("failure"), pa.scalar("success"))
 
-    # times (LiteLLM stores naive UTC)
+    # times (LiteLLM stores naive UTC); a value the extract could not read (an infinite
+    # endTime, a count stored as text that is no number) arrives as NULL, named in `unreadable`
+    bad.mark_unreadable(col("unreadable"))
     start = col("start_time").cast(UTC_TS)
-    end = col("end_time").cast(UTC_TS)
     first_token = col("completion_start_time").cast(UTC_TS)
     elapsed = pc.milliseconds_between(col("start_time"), col("end_time"))
     duration = pc.coalesce(col("request_duration_ms"), elapsed)
     bad.mark(pc.less(duration, 0), "duration")
     duration = pc.fill_null(pc.max_element_wise(duration, 0), 0)
+    # readers take end_time as given: an unreadable one is where the duration says it was
+    end = pc.coalesce(
+        col("end_time").cast(UTC_TS), pc.add(start, pc.cast(pc.multiply(duration, 1000), pa.duration("us")))
+    )
+
+    # spend: one NaN would turn every sum over it into NaN, a negative one hides real spend
+    spend = col("spend")
+    spend_usable = pc.and_(pc.is_finite(spend), pc.greater_equal(spend, 0))
+    bad.mark(pc.invert(spend_usable), "spend")
+    spend = pc.fill_null(pc.if_else(spend_usable, spend, 0.0), 0.0)
 
     # where and how
     api_base = _nonempty(pc.utf8_rtrim(col("api_base"), characters="/"))
@@ -282,7 +298,7 @@ def transform(
             "cached_tokens": cached,
             "cache_creation_tokens": cache_creation,
             "reasoning_tokens": reasoning,
-            "spend": pc.fill_null(col("spend"), 0.0),
+            "spend": spend,
             "cache_hit": pc.fill_null(pc.equal(pc.utf8_lower(col("cache_hit")), "true"), False),
             "session_id": _nonempty(col("session_id")),
             "request_tags": request_tags,
@@ -296,11 +312,45 @@ def transform(
     return Transformed(
         table=kept,
         dropped=dropped,
-        dropped_rows=table.select(["request_id", "date"]).filter(pc.invert(keep)),
-        malformed=_count(bad_kept),
-        malformed_examples=bad.examples(bad_kept),
+        dropped_rows=pa.concat_tables(
+            [table.select(["request_id", "date"]).filter(pc.invert(keep)), skipped.placed()]
+        ),
+        malformed=_count(bad_kept) + skipped.counted,
+        malformed_examples=(skipped.examples() + bad.examples(bad_kept))[:5],
+        skipped=skipped.counted,
         noise_tagged=_count(pc.and_(pc.and_(tagged, keep), counted)),
     )
+
+
+class _Skipped:
+    """The rows that cannot be stored (see the module's docstring), split off before
+    anything else looks at them."""
+
+    def __init__(self, raw: pa.Table, count: pa.Array | pa.ChunkedArray | None) -> None:
+        no_start = pc.is_null(raw["start_time"])
+        mask = _any(no_start, raw["earlier_copy"])
+        counted = pa.repeat(pa.scalar(True), raw.num_rows) if count is None else pc.fill_null(count, True)
+        self._rows = raw.filter(mask).select(["request_id", "start_time"])
+        self._no_start = no_start.filter(mask)
+        self._counted = pc.filter(counted, mask)
+        self.counted = _count(self._counted)
+        self.rest = raw.filter(pc.invert(mask))
+        self.rest_count = None if count is None else pc.filter(count, pc.invert(mask))
+
+    def placed(self) -> pa.Table:
+        """request_id and date of the later copies (a full refresh removes stored ones)."""
+        rows = self._rows.filter(pc.invert(self._no_start))
+        return pa.table(
+            {"request_id": rows["request_id"], "date": rows["start_time"].cast(pa.date32())},
+            schema=pa.schema([("request_id", pa.string()), ("date", pa.date32())]),
+        )
+
+    def examples(self, limit: int = 5) -> list[str]:
+        out = []
+        for i in pc.indices_nonzero(self._counted).to_pylist()[:limit]:
+            why = "no usable startTime" if self._no_start[i].as_py() else "request_id stored on another day"
+            out.append(f"{self._rows['request_id'][i].as_py()} ({why}: skipped)")
+        return out
 
 
 class _Malformed:
@@ -316,6 +366,16 @@ class _Malformed:
         if pc.any(mask).as_py():
             self.rows = pc.or_(self.rows, mask)
             self._reasons.append((reason, mask))
+
+    def mark_unreadable(self, unreadable: pa.ChunkedArray) -> None:
+        """Mark the rows whose source columns the extract could not read, by column."""
+        for column in pc.unique(pc.list_flatten(unreadable)).to_pylist():
+            self.mark(_has_tag(unreadable, [column]), column)
+
+    def at_least_zero(self, counts: pa.ChunkedArray, reason: str) -> pa.Array | pa.ChunkedArray:
+        """A count, 0 when missing; a negative one is marked and counts as 0."""
+        self.mark(pc.less(counts, 0), reason)
+        return pc.fill_null(pc.max_element_wise(counts, 0), 0)
 
     def count(self, text: pa.ChunkedArray, reason: str) -> pa.Array:
         """A non-negative whole number from JSON text; anything else is NULL and marked."""
