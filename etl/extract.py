@@ -364,7 +364,10 @@ def spend_logs_query(info: SourceInfo, window: Window | None) -> tuple[sql.Compo
     for name, path in METADATA_TEXT.items():
         items.append(sql.SQL("md.m #>> {} AS {}").format(sql.Literal(list(path)), sql.Identifier(name)))
     items.append(
-        sql.SQL("array_remove(ARRAY[{}]::text[], NULL) AS unreadable").format(sql.SQL(", ").join(unreadable))
+        # NULL, not an empty array, for the usual row: psycopg converts it for free
+        sql.SQL("NULLIF(array_remove(ARRAY[{}]::text[], NULL), '{{}}') AS unreadable").format(
+            sql.SQL(", ").join(unreadable)
+        )
     )
     items.append(sql.SQL("{} AS earlier_copy").format(_earlier_copy(info)))
 
@@ -687,7 +690,7 @@ def table_from_rows(rows: Iterable[Mapping[str, Any]]) -> pa.Table:
         values += [_json_text(_json_path(metadata, path)) for path in METADATA_TEXT.values()]
         # rows from Python are not checked for copies on other days: their source is a test
         # or the simulator, which write each request once
-        values += [unreadable, False]
+        values += [unreadable or None, False]
         out.append(tuple(values))
     return _table_from_tuples(out)
 

@@ -15,7 +15,7 @@ import pytest
 
 from etl.config import load_config
 from etl.errors import StoreNotWritable
-from etl.run import RunSummary, run_etl
+from etl.run import RunSummary, ingest_rows, run_etl
 from etl.store import LOCK_FILE, STATE_FILE
 from tests import storeview
 from tests.litellm_db import LiteLLMDatabase, spend_log
@@ -148,6 +148,17 @@ def test_a_request_id_repeated_on_another_day_is_kept_once(litellm: LiteLLMDatab
     assert storeview.requests(store)["request_id"].to_pylist() == [first["request_id"]]
     etl(litellm, store, full_refresh=True)
     assert storeview.requests(store)["date"].to_pylist() == [T0.date()]
+
+
+def test_rows_from_python_follow_the_same_rules(store: Path) -> None:
+    # the demo and tests feed rows without a database: the same values, the same outcome
+    good, bad_start, bad_count = row(0), row(1), row(2)
+    bad_start["startTime"] = "infinity"
+    bad_count["prompt_tokens"] = "many"
+    summary = ingest_rows(load_config(None, source=None, store=store, env={}), [good, bad_start, bad_count])
+    assert set(storeview.rows(store)) == {good["request_id"], bad_count["request_id"]}
+    assert (summary.malformed, summary.malformed_skipped) == (2, 1)
+    assert storeview.rows(store)[bad_count["request_id"]]["prompt_tokens"] == 0
 
 
 # --- point 13: odd URLs and column types: handled, or one clear line ---------------------------
