@@ -43,7 +43,9 @@ class Identity:
     # the store this sign-in was for: a session whose store changes (the demo's, then the
     # real one once the ETL has filled it) is signed out, never carried over
     store: str | None = None
-    key: str | None = None  # the sha256 of the key a student signed in with
+    # a student: the sha256 of the key they signed in with; an administrator: the
+    # fingerprint of the password hash they signed in with (password_fingerprint)
+    key: str | None = None
     checked: object = None  # the store version that key was last found valid in
 
 
@@ -95,7 +97,24 @@ def sign_in_admin(password: str, admins: Mapping[str, str]) -> Identity | None:
     for name, stored in admins.items():
         if verify_password(password, stored) and matched is None:
             matched = name
-    return Identity(role="admin", name=matched) if matched is not None else None
+    if matched is None:
+        return None
+    return Identity(role="admin", name=matched, key=password_fingerprint(admins[matched]))
+
+
+def password_fingerprint(stored: str) -> str:
+    """What an administrator's session remembers of the password it was opened with: the
+    sha256 of its hash line, to notice when that line is changed or removed."""
+    return sha256_hex(stored.strip())
+
+
+def still_admin(identity: Identity, admins: Mapping[str, str]) -> bool:
+    """Whether a password sign-in still stands: the same administrator, the same password
+    hash. (The demo's administrator has no password, and nothing to check.)"""
+    if identity.role != "admin" or identity.key is None:
+        return True
+    stored = admins.get(identity.name)
+    return stored is not None and hmac.compare_digest(password_fingerprint(stored), identity.key)
 
 
 # --- students' keys -----------------------------------------------------------------------

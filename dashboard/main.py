@@ -43,12 +43,18 @@ def main() -> None:
         # an administrator of the real data once the ETL has filled the real store
         _sign_out()
         identity = None
+    admins = auth.administrators(_auth_secrets(), os.environ)
     if identity is not None and identity.role == "student":
         identity = _still_valid(identity, base)
+    if identity is not None and not auth.still_admin(identity, admins):
+        # the password was changed or the administrator removed: their sessions end too
+        _sign_out()
+        st.session_state["signed_out_because"] = "password"
+        identity = None
     if identity is None:
         if demo:
             demo_mode.sign_in_choices(store)
-        signin.render(base, auth.administrators(_auth_secrets(), os.environ), store)
+        signin.render(base, admins, store)
         return
     # Every page gets this reader, never `base`: a student's keys go into every query.
     scoped = ScopedReader(base, identity.keys)

@@ -28,8 +28,9 @@ GATE = auth.SignInGate()
 def render(reader: StoreReader, admins: Mapping[str, str], store: Path) -> None:
     st.title(t("signin.title"))
     st.caption(t("signin.subtitle"))
-    if st.session_state.pop("signed_out_because", None) == "key":
-        st.warning(t("signin.key_revoked"))
+    because = st.session_state.pop("signed_out_because", None)
+    if because in ("key", "password"):
+        st.warning(t(f"signin.{because}_revoked"))
     session = st.session_state.setdefault("signin_throttle", auth.Throttle())
     wait = session.wait()
     if wait > 0:

@@ -179,6 +179,9 @@ EN: dict[str, str] = {
     "signin.refused.unknown": (
         "The lab's LiteLLM does not accept this key. If it should, ask the lab's administrator."
     ),
+    "signin.password_revoked": (
+        "You were signed out: the administrators' password was changed, or your sign-in removed."
+    ),
     "signin.key_revoked": (
         "You were signed out: the lab's LiteLLM no longer accepts the key you signed in with."
     ),

@@ -161,6 +161,7 @@ KO: dict[str, str] = {
     "signin.refused.unknown": (
         "연구실 LiteLLM이 이 키를 받지 않습니다. 사용할 수 있어야 한다면 연구실 관리자에게 문의하세요."
     ),
+    "signin.password_revoked": "관리자 비밀번호가 바뀌었거나 로그인 권한이 삭제되어 로그아웃되었습니다.",
     "signin.key_revoked": "로그인에 사용한 키를 연구실 LiteLLM이 더 이상 받지 않아 로그아웃되었습니다.",
     "signin.refused.password": "비밀번호가 틀렸습니다.",
     # the nodes page

@@ -290,3 +290,18 @@ def test_a_request_labelled_with_a_classmates_name_does_not_merge_with_theirs(tm
     assert len(you) == 1 and int(you["requests"].iloc[0]) == alices
     bobs = sum(r["user"] == "bob" and r["api_key_hash"] not in alice_keys for r in rows)
     assert bobs in set(peers.loc[~peers["is_you"], "requests"].astype(int))
+
+
+def test_changing_the_administrators_password_ends_their_open_sessions(
+    store: Path, monkeypatch: pytest.MonkeyPatch, password_hash: str
+) -> None:
+    at = sign_in(app(store, monkeypatch, password_hash, **SEOUL_NOV_21), password=PASSWORD)
+    assert at.metric
+    at.run()
+    assert at.metric  # the same hash: the session stands
+    monkeypatch.setenv("USAGE_ADMIN_PASSWORD_HASH", auth.hash_password("a new password, long enough"))
+    at.run()
+    assert not at.metric and "identity" not in at.session_state
+    assert [w.value for w in at.warning] == [
+        "You were signed out: the administrators' password was changed, or your sign-in removed."
+    ]

@@ -42,8 +42,13 @@ def test_several_administrators() -> None:
         {"USAGE_ADMIN_PASSWORD_HASH": auth.hash_password("ops password!!")},
     )
     assert set(admins) == {"kim", "lee", "admin"}
-    assert auth.sign_in_admin("lee's password!", admins) == auth.Identity(role="admin", name="lee")
-    assert auth.sign_in_admin("ops password!!", admins) == auth.Identity(role="admin", name="admin")
+    lee = auth.sign_in_admin("lee's password!", admins)
+    assert lee is not None and (lee.role, lee.name) == ("admin", "lee")
+    ops = auth.sign_in_admin("ops password!!", admins)
+    assert ops is not None and (ops.role, ops.name) == ("admin", "admin")
+    assert auth.still_admin(lee, admins)
+    assert not auth.still_admin(lee, {**admins, "lee": auth.hash_password("lee's new one!")})
+    assert not auth.still_admin(lee, {"kim": admins["kim"]})  # removed
     assert auth.sign_in_admin("nobody's", admins) is None
     assert auth.sign_in_admin("", {}) is None
 
