@@ -28,6 +28,7 @@ from sqlalchemy.engine import URL
 from etl import extract, rollup
 from etl.config import DEFAULT_STORE, Config, DashboardSettings, SourceSettings, load_config
 from etl.errors import ConfigError, SourceTableMissing, SourceUnreachable, StoreCorrupt
+from etl.load import SET_ASIDE
 from etl.run import DEFAULT_OVERLAP_MINUTES, _cursor_column
 from etl.state import read_state
 from etl.store import (
@@ -406,6 +407,7 @@ def check_store(
         check_rollups(store, dashboard.timezone),
         check_temporary_files(store, lock),
         check_unexpected_files(store),
+        check_set_aside(store),
         check_staging(store, lock),
         check_lock(lock, runs, now),
         check_state(store, fingerprint, cursor),
@@ -582,7 +584,7 @@ def check_unexpected_files(store: Path) -> Check:
             found += [
                 str(p.relative_to(store))
                 for p in sorted(entry.iterdir())
-                if p.name != DAY_FILE and TMP_MARK not in p.name
+                if p.name != DAY_FILE and TMP_MARK not in p.name and SET_ASIDE not in p.name
             ]
     if not found:
         return ok(name, "none under requests/")
@@ -590,6 +592,23 @@ def check_unexpected_files(store: Path) -> Check:
         name,
         f"not written by the ETL, and ignored by the dashboard: {_names(found)}",
         "move them out of the store (only the ETL writes in requests/)",
+    )
+
+
+def check_set_aside(store: Path) -> Check:
+    """Day files the ETL found unreadable and renamed (etl/load.py): their day was written
+    anew from later rows, so its earlier requests are missing until restored."""
+    name = "set-aside day files"
+    found = sorted(
+        str(p.relative_to(store)) for p in requests_dir(store).glob(f"date=*/{DAY_FILE}{SET_ASIDE}*")
+    )
+    if not found:
+        return ok(name, "none")
+    return warn(
+        name,
+        f"unreadable when the ETL last wrote their day, kept beside it: {_names(found)}",
+        "run `python -m etl run --full-refresh` to restore the requests LiteLLM still holds; "
+        "repair the file from a backup if you have one, then remove it",
     )
 
 

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import logging
 import re
 import shutil
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,7 +24,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from etl.errors import StoreCorrupt
-from etl.files import PARQUET_OPTIONS, atomic_replace, atomic_write_table
+from etl.files import PARQUET_OPTIONS, atomic_replace, atomic_write_table, fsync_dir
 from etl.store import (
     REQUESTS_FILE_SCHEMA,
     RUNS_FILE,
@@ -32,6 +34,8 @@ from etl.store import (
 )
 
 ROW_GROUP_ROWS = 128 * 1024
+
+log = logging.getLogger("etl")
 
 
 class Staging:
@@ -95,6 +99,19 @@ def remove_staging(store: Path) -> None:
 class DayMerge:
     written: int  # rows of this run now in the day file
     already_stored: int  # incremental: duplicates skipped; full refresh: stored rows replaced
+    set_aside: Path | None = None  # the day's file, unreadable, renamed beside it (SET_ASIDE)
+
+
+# A day file the ETL cannot read is renamed `part-0.parquet.damaged-<UTC time>` in its
+# folder, and the day is written anew from the run's rows: one damaged file must not stop
+# every run (and every new request) for everyone. The renamed file is kept for whoever can
+# repair it; readers name it (queries/snapshot.py), `--full-refresh` restores the day's
+# requests that LiteLLM still holds.
+SET_ASIDE = ".damaged-"
+
+
+class _Unreadable(Exception):
+    """The existing day file failed while being read (not while writing the new one)."""
 
 
 def merge_day(store: Path, day: dt.date, staged: list[Path], replace: pa.Array | None = None) -> DayMerge:
@@ -104,9 +121,29 @@ def merge_day(store: Path, day: dt.date, staged: list[Path], replace: pa.Array |
     Incremental (`replace` is None): rows whose request_id the day already holds are
     skipped; the first copy stays. Full refresh: stored rows whose request_id was read
     again (staged, or in `replace`: read but now noise) give way to the fresh version or
-    go; stored rows the source no longer has are kept.
+    go; stored rows the source no longer has are kept. A day file that cannot be read is
+    set aside (SET_ASIDE) and the day written from the staged rows alone.
     """
     path = day_file(store, day)
+    try:
+        return _merge_into(path, staged, replace)
+    except _Unreadable as damage:
+        aside = path.with_name(f"{path.name}{SET_ASIDE}{dt.datetime.now(dt.UTC):%Y%m%dT%H%M%SZ}")
+        path.replace(aside)
+        fsync_dir(path.parent)
+        log.error(
+            "%s could not be read (%s); set aside as %s, and the day written anew from this run's "
+            "rows. Its earlier requests: `python -m etl run --full-refresh` restores those LiteLLM "
+            "still holds; the set-aside file keeps the rest for repair",
+            path,
+            damage,
+            aside.name,
+        )
+        merged = _merge_into(path, staged, replace)
+        return DayMerge(merged.written, merged.already_stored, set_aside=aside)
+
+
+def _merge_into(path: Path, staged: list[Path], replace: pa.Array | None) -> DayMerge:
     existing = _open_day(path)
     try:
         if existing is not None and existing.schema_arrow != REQUESTS_FILE_SCHEMA:
@@ -114,11 +151,7 @@ def merge_day(store: Path, day: dt.date, staged: list[Path], replace: pa.Array |
                 f"{path} does not have the columns this version writes; "
                 "build a new store with --full-refresh into an empty --store directory"
             )
-        stored = (
-            _ids([])
-            if existing is None
-            else existing.read(columns=["request_id"])["request_id"].combine_chunks()
-        )
+        stored = _ids([]) if existing is None else _stored_ids(existing)
         new_ids = _ids(staged)
         # first copy of each request_id among this run's rows for the day (a partitioned
         # spend-log table keys on request_id and startTime, so the source may repeat one)
@@ -141,7 +174,7 @@ def merge_day(store: Path, day: dt.date, staged: list[Path], replace: pa.Array |
             with pq.ParquetWriter(tmp, REQUESTS_FILE_SCHEMA, **PARQUET_OPTIONS) as writer:
                 groups = _RowGroups(writer)
                 if existing is not None:
-                    for batch in existing.iter_batches(batch_size=ROW_GROUP_ROWS):
+                    for batch in _batches(existing):
                         groups.add(_without(pa.Table.from_batches([batch], REQUESTS_FILE_SCHEMA), drop))
                 offset = 0
                 for file in staged:
@@ -163,10 +196,28 @@ def _open_day(path: Path) -> pq.ParquetFile | None:
     try:
         return pq.ParquetFile(path)
     except (OSError, pa.ArrowException) as exc:
-        raise StoreCorrupt(
-            f"{path} is damaged ({exc}). Move it out of the store and run with --full-refresh to "
-            "rebuild the day from LiteLLM (requests LiteLLM has deleted since are lost with it)"
-        ) from None
+        raise _Unreadable(f"{type(exc).__name__}: {exc}") from None
+
+
+def _stored_ids(existing: pq.ParquetFile) -> pa.Array:
+    try:
+        return existing.read(columns=["request_id"])["request_id"].combine_chunks()
+    except (OSError, pa.ArrowException) as exc:
+        raise _Unreadable(f"{type(exc).__name__}: {exc}") from None
+
+
+def _batches(existing: pq.ParquetFile) -> Iterator[pa.RecordBatch]:
+    """The stored rows; a read error is the old file's, never the new one's (a full disk
+    while writing stays an OSError and sets nothing aside)."""
+    batches = existing.iter_batches(batch_size=ROW_GROUP_ROWS)
+    while True:
+        try:
+            batch = next(batches)
+        except StopIteration:
+            return
+        except (OSError, pa.ArrowException) as exc:
+            raise _Unreadable(f"{type(exc).__name__}: {exc}") from None
+        yield batch
 
 
 def write_day(store: Path, day: dt.date, table: pa.Table) -> None:

@@ -21,6 +21,7 @@ import pyarrow.parquet as pq
 
 from etl import rollup
 from etl.errors import StoreCorrupt
+from etl.load import SET_ASIDE
 from etl.state import State, read_state
 from etl.store import (
     DAY_FILE,
@@ -214,6 +215,11 @@ def load(
         path = store / name
         if not path.is_file() or damaged[name].fingerprint != _fingerprint(path):
             del damaged[name]
+    for aside in requests_dir(store).glob(f"date=*/{DAY_FILE}{SET_ASIDE}*"):  # etl/load.py
+        damaged.setdefault(
+            _relative(store, aside),
+            Damage(_fingerprint(aside), "unreadable when the ETL last wrote its day: set aside"),
+        )
     for day in set(rollups) - set(days):
         del rollups[day]
     # a first load reads a rollup file per day: in parallel, as reading Parquet frees the

@@ -4,6 +4,7 @@ the same damaged bytes are not read again on every page."""
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 from pathlib import Path
 
@@ -11,8 +12,11 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dashboard import auth, signin
+from etl.config import Config
+from etl.run import ingest_rows
 from etl.store import KEYS_FILE
 from tests import known_store
+from tests.litellm_db import spend_log
 from tests.test_access import PASSWORD, SEOUL_NOV_21, app, sign_in
 
 DAMAGED_DAY = "requests/date=2026-11-20/part-0.parquet"  # alice's first two requests, bob's failure
@@ -71,3 +75,18 @@ def test_a_damaged_key_list_leaves_the_pages_up(
     at = sign_in(app(store, monkeypatch, password_hash, **SEOUL_NOV_21), password=PASSWORD)
     assert not at.exception, at.exception
     assert at.metric and KEYS_FILE in texts(at)
+
+
+def test_the_etl_sets_a_damaged_day_aside_and_the_page_names_it(
+    store: Path, monkeypatch: pytest.MonkeyPatch, password_hash: str
+) -> None:
+    """A run with new requests for the damaged day writes them (nothing stops), keeps the
+    damaged file beside the new one, and administrators are told which file it was."""
+    new = spend_log(start=dt.datetime(2026, 11, 20, 16, 0), spend=0.5)
+    ingest_rows(Config(store=store, nodes=known_store.NODES), [new])
+    [aside] = (store / DAMAGED_DAY).parent.glob("part-0.parquet.damaged-*")
+    assert aside.read_bytes().startswith(b"not parquet at all")
+    at = sign_in(app(store, monkeypatch, password_hash, **SEOUL_NOV_21), password=PASSWORD)
+    assert not at.exception, at.exception
+    assert aside.name in texts(at)
+    assert {m.label: m.value for m in at.metric}["Requests"] == "2"  # bob's, and the new one

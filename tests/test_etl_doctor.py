@@ -164,7 +164,7 @@ def test_a_healthy_installation_is_all_ok_and_left_untouched(
     lines = result.stdout.splitlines()
     assert result.returncode == 0, result.stdout + result.stderr
     assert all(line.startswith("OK ") for line in lines[:-1]), result.stdout
-    assert lines[-1].startswith("doctor: 21 OK, 0 WARN, 0 FAIL")
+    assert lines[-1].startswith("doctor: 22 OK, 0 WARN, 0 FAIL")
     report = Report(result.returncode, lines)
     newest = migration_dirs()[-1].name
     assert f"newest migration {newest}" in report.line("schema")  # not the failed one
@@ -556,3 +556,15 @@ def test_days_without_a_current_rollup_are_a_warning_that_the_next_run_mends(tmp
     assert check.status == "WARN" and str(day) in check.detail and "1 of 3 days" in check.detail
     rollup.ensure(store, "Asia/Seoul")
     assert doctor.check_rollups(store, "Asia/Seoul").status == "OK"
+
+
+def test_a_day_file_the_etl_set_aside_is_reported_with_what_to_do(tmp_path: Path) -> None:
+    from etl.doctor import check_set_aside
+
+    store = tmp_path / "store"
+    (store / "requests" / "date=2026-11-20").mkdir(parents=True)
+    assert check_set_aside(store).status == "OK"
+    aside = store / "requests" / "date=2026-11-20" / "part-0.parquet.damaged-20261205T063451Z"
+    aside.write_bytes(b"unreadable")
+    check = check_set_aside(store)
+    assert check.status == "WARN" and aside.name in check.detail and "--full-refresh" in (check.fix or "")

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 
 from etl import load
 from etl.extract import table_from_rows
@@ -102,14 +103,17 @@ def test_appended_runs_keep_the_schema(tmp_path: Path) -> None:
     assert "date" not in schema.names  # the partition lives in the directory name
 
 
-def test_a_damaged_day_file_stops_the_merge_with_what_to_do(tmp_path: Path) -> None:
-    import pytest
-
-    from etl.errors import StoreCorrupt
-
+def test_a_damaged_day_file_is_set_aside_and_the_day_written_from_the_new_rows(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """One damaged day must not stop every run: its file is renamed beside it (kept for
+    repair, named in the log and on the page) and the new rows land."""
     load.merge_day(tmp_path, DAY, stage(tmp_path, "r1", rows(("a", 1))).kept(DAY))
     path = day_file(tmp_path, DAY)
-    path.write_bytes(path.read_bytes()[:100])  # truncated, as a full disk might leave it
-    with pytest.raises(StoreCorrupt, match="--full-refresh"):
-        load.merge_day(tmp_path, DAY, stage(tmp_path, "r2", rows(("b", 1))).kept(DAY))
-    assert StoreCorrupt.exit_code == 65
+    damaged = path.read_bytes()[:100]  # truncated, as a full disk might leave it
+    path.write_bytes(damaged)
+    merged = load.merge_day(tmp_path, DAY, stage(tmp_path, "r2", rows(("b", 1))).kept(DAY))
+    assert merged.written == 1 and merged.set_aside is not None
+    assert merged.set_aside.parent == path.parent and merged.set_aside.read_bytes() == damaged
+    assert pq.read_table(path)["request_id"].to_pylist() == ["b"]
+    assert merged.set_aside.name in caplog.text and "--full-refresh" in caplog.text
