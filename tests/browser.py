@@ -22,6 +22,9 @@ from typing import Any
 
 import pytest
 
+from dashboard.auth import hash_password
+from tests import known_store
+
 REPO = Path(__file__).resolve().parent.parent
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -54,6 +57,19 @@ def streamlit_server(env: dict[str, str], *args: str) -> Iterator[str]:
         *args,
     ]
     with serve(command, env, port) as url:
+        yield url
+
+
+@contextmanager
+def known_store_server(tmp_path: Path, password: str) -> Iterator[str]:
+    """The dashboard over tests/known_store.py's store (built under `tmp_path`), with
+    `password` for the administrators; yields its URL."""
+    env = {
+        "USAGE_STORE": str(known_store.build(tmp_path / "store")),
+        "USAGE_TIMEZONE": "Asia/Seoul",
+        "USAGE_ADMIN_PASSWORD_HASH": hash_password(password),
+    }
+    with streamlit_server(env) as url:
         yield url
 
 

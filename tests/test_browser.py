@@ -12,7 +12,14 @@ import pytest
 from dashboard import auth, figures
 from queries.runner import StoreReader
 from tests import known_store, test_untrusted_text
-from tests.browser import ARTIFACTS, chart_data, chromium, streamlit_server, wait_until_rendered
+from tests.browser import (
+    ARTIFACTS,
+    chart_data,
+    chromium,
+    known_store_server,
+    streamlit_server,
+    wait_until_rendered,
+)
 from tests.plotly_json import decode
 
 SEOUL_NOV_21 = "/?range=custom&from=2026-11-21&to=2026-11-21&by=requests"
@@ -59,13 +66,7 @@ PASSWORD = "correct horse battery staple"
 
 @pytest.fixture
 def app_url(tmp_path: Path) -> Any:
-    store = known_store.build(tmp_path / "store")
-    env = {
-        "USAGE_STORE": str(store),
-        "USAGE_TIMEZONE": "Asia/Seoul",
-        "USAGE_ADMIN_PASSWORD_HASH": auth.hash_password(PASSWORD),
-    }
-    with streamlit_server(env) as url:
+    with known_store_server(tmp_path, PASSWORD) as url:
         yield url
 
 

@@ -19,10 +19,8 @@ from pathlib import Path
 import pytest
 
 from bench.st_session import BrowserSession
-from dashboard import auth
 from dashboard.strings import EN
-from tests import known_store
-from tests.browser import free_port, streamlit_server
+from tests.browser import free_port, known_store_server
 
 REPO = Path(__file__).resolve().parent.parent
 SNIPPET = REPO / "deploy" / "nginx-usage.conf"
@@ -123,13 +121,6 @@ def test_the_proxy_overwrites_a_forged_address_and_forbids_framing(tmp_path: Pat
 
 
 def test_a_student_signs_in_through_the_proxy(tmp_path: Path) -> None:
-    store = known_store.build(tmp_path / "store")
-    env = {
-        "USAGE_STORE": str(store),
-        "USAGE_TIMEZONE": "Asia/Seoul",
-        "USAGE_ADMIN_PASSWORD_HASH": auth.hash_password("not used here, but configured"),
-    }
-
     async def sign_in(url: str) -> bool:
         browser = BrowserSession(url)
         try:
@@ -139,7 +130,10 @@ def test_a_student_signs_in_through_the_proxy(tmp_path: Path) -> None:
         finally:
             await browser.close()
 
-    with streamlit_server(env) as app_url, nginx(tmp_path / "nginx", app_url.removeprefix("http://")) as url:
+    with (
+        known_store_server(tmp_path, "not used here, but configured") as app_url,
+        nginx(tmp_path / "nginx", app_url.removeprefix("http://")) as url,
+    ):
         assert asyncio.run(sign_in(url))
 
 

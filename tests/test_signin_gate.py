@@ -7,21 +7,13 @@ import asyncio
 from pathlib import Path
 
 from bench.signin_guess import Tally, guess_once, guess_round
-from dashboard import auth
-from tests import known_store
-from tests.browser import streamlit_server
+from tests.browser import known_store_server
 
 PASSWORD = "correct horse battery staple"
 
 
 def test_forged_addresses_and_concurrent_submissions_get_ten_passwords_checked(tmp_path: Path) -> None:
-    store = known_store.build(tmp_path / "store")
-    env = {
-        "USAGE_STORE": str(store),
-        "USAGE_TIMEZONE": "Asia/Seoul",
-        "USAGE_ADMIN_PASSWORD_HASH": auth.hash_password(PASSWORD),
-    }
-    with streamlit_server(env) as url:
+    with known_store_server(tmp_path, PASSWORD) as url:
         tally = Tally()
         for round_no in range(2):  # thirty fresh sessions at once, twice, each from another address
             asyncio.run(guess_round(url, 30, round_no, tally))
