@@ -6,7 +6,8 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 import pandas as pd
 
@@ -156,13 +157,39 @@ def by_unit(value: Any, unit: Unit) -> str:
             return compact(value)
 
 
-def change(current: Any, previous: Any, unit: Unit) -> str | None:
+@dataclass(frozen=True)
+class Change:
+    """A card's delta: its text, and whether it gets an arrow (a change that rounds to
+    zero is neutral: no arrow, no colour)."""
+
+    text: str
+    arrow: Literal["auto", "off"]
+
+
+# The previous period is compared with only when it had at least this many requests and
+# at least this share of the current period's: a near-empty period gives +886228 %.
+MIN_PREVIOUS_REQUESTS = 20
+MIN_PREVIOUS_SHARE = 0.05
+
+
+def comparable(current_requests: Any, previous_requests: Any) -> bool:
+    if missing(current_requests) or missing(previous_requests):
+        return False
+    previous = float(previous_requests)
+    return previous >= MIN_PREVIOUS_REQUESTS and previous >= MIN_PREVIOUS_SHARE * float(current_requests)
+
+
+def change(current: Any, previous: Any, unit: Unit) -> Change | None:
     """The delta against the previous period: relative for amounts (+12.3 %), in
     percentage points for ratios (+1.2 pp); None when there is nothing to compare."""
     if missing(current) or missing(previous):
         return None
     if unit == "ratio":
-        return t("unit.pp", value=f"{(current - previous) * 100:+.1f}")
-    if previous == 0:
-        return None if current == 0 else t("change.new")
-    return t("unit.percent", value=f"{(current - previous) / previous * 100:+.1f}")
+        value, key = (current - previous) * 100, "unit.pp"
+    elif previous == 0:
+        return None if current == 0 else Change(t("change.new"), "off")
+    else:
+        value, key = (current - previous) / previous * 100, "unit.percent"
+    if round(value, 1) == 0:
+        return Change(t(key, value="0.0"), "off")
+    return Change(t(key, value=f"{value:+.1f}"), "auto")

@@ -8,6 +8,7 @@ import datetime as dt
 import functools
 from dataclasses import dataclass, replace
 from typing import Any
+from zoneinfo import ZoneInfo
 from zoneinfo import available_timezones as _available_timezones
 
 import pandas as pd
@@ -246,25 +247,42 @@ def cards(page: Page) -> None:
     totals = page.data["totals"].iloc[0]
     previous = page.data["totals_previous"].iloc[0]
     mine = page.mine["totals"].iloc[0] if page.mine else None
-    span = page.filters.end - page.filters.start if page.filters.end and page.filters.start else None
-    versus = t("card.vs_previous", days=fmt.span(span)) if span else None
+    before = _previous_period(page)
+    compared = before is not None and fmt.comparable(totals["requests"], previous["requests"])
     # two rows of three: wide enough for "$1,234.56" and a sparkline on a laptop screen
     slots = [column for _ in range(2) for column in st.columns(3)]
     for slot, name in zip(slots, CARDS, strict=True):
         metric = BY_NAME[name]
+        delta = fmt.change(totals[name], previous[name], metric.unit) if compared else None
         with slot:
             st.metric(
                 t(f"card.{name}"),
                 fmt.by_unit(totals[name], metric.unit),
-                delta=fmt.change(totals[name], previous[name], metric.unit),
-                delta_color=DELTA_COLORS.get(name, "off"),  # type: ignore[arg-type]
-                help=f"{t(f'card.{name}.help')} {versus}" if versus else t(f"card.{name}.help"),
+                delta=delta.text if delta else None,
+                delta_color=DELTA_COLORS.get(name, "off") if delta and delta.arrow == "auto" else "off",  # type: ignore[arg-type]
+                delta_arrow=delta.arrow if delta else "auto",
+                delta_description=t("card.vs", period=before) if delta and before else None,
+                help=t(f"card.{name}.help"),
                 border=True,
                 chart_data=figures.sparkline(page.data["by_bucket"], name) or None,
                 chart_type="area" if name in ADDITIVE else "line",
             )
             if mine is not None:
                 st.caption(_mine_text(page.state.highlight or "", name, mine[name], totals[name]))
+    if before is not None and not compared:
+        n = 0 if fmt.missing(previous["requests"]) else int(previous["requests"])
+        st.caption(t("card.not_compared", period=before, n=n))
+
+
+def _previous_period(page: Page) -> str | None:
+    """The period the cards compare with, as dates in the page's zone: "Nov 14 – Nov 20"."""
+    if page.filters.start is None or page.filters.end is None:
+        return None
+    before = page.filters.previous()
+    assert before.start is not None and before.end is not None
+    first = before.start.astimezone(ZoneInfo(page.filters.tz)).date()
+    last = (before.end - dt.timedelta(microseconds=1)).astimezone(ZoneInfo(page.filters.tz)).date()
+    return fmt.day(first) if first == last else t("card.period", start=fmt.day(first), end=fmt.day(last))
 
 
 def _mine_text(who: str, name: str, value: Any, total: Any) -> str:

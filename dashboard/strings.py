@@ -46,7 +46,11 @@ EN: dict[str, str] = {
     "card.cache_hit_rate": "Cache hit rate",
     "card.success_rate": "Success rate",
     "card.latency_p50_ms": "Median latency",
-    "card.vs_previous": "The change is against the {days} before.",
+    "card.vs": "vs {period}",
+    "card.period": "{start} – {end}",
+    "card.not_compared": (
+        "No change shown: {period}, the period before, had {n} requests, too few to compare with."
+    ),
     "card.mine": "{who}: {value}",
     "card.mine_share": "{who}: {value} ({share} of all)",
     # panels

@@ -31,7 +31,9 @@ KO: dict[str, str] = {
     "card.cache_hit_rate": "캐시 적중률",
     "card.success_rate": "성공률",
     "card.latency_p50_ms": "지연 시간 중앙값",
-    "card.vs_previous": "변화는 직전 {days}과 비교한 값입니다.",
+    "card.vs": "{period} 대비",
+    "card.period": "{start} – {end}",
+    "card.not_compared": "직전 기간({period})의 요청이 {n}건으로 너무 적어 변화를 표시하지 않습니다.",
     "card.mine": "{who}: {value}",
     "card.mine_share": "{who}: {value} (전체의 {share})",
     # panels

@@ -12,6 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dashboard import figures
+from dashboard import format as fmt
 from dashboard.auth import Identity
 from dashboard.panels import toggled_highlight
 from tests import known_store
@@ -58,7 +59,9 @@ def charts(at: AppTest) -> dict[str, dict[str, object]]:
 
 
 def test_every_panel_renders_and_the_cards_are_right(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(fmt, "MIN_PREVIOUS_REQUESTS", 1)  # Nov 20 holds one request: compare anyway
     at = page(store, monkeypatch, **SEOUL_NOV_21)
+    assert {m.proto.delta_description for m in at.metric} == {"vs 2026-11-20"}  # the period, on the card
     assert cards(at) == {
         "Spend": ("$0.0203", "+102.6 %"),  # vs. Nov 20 (a1, $0.010)
         "Requests": ("3", "+200.0 %"),
@@ -157,3 +160,14 @@ def test_a_stale_or_failed_etl_is_shown(tmp_path: Path, monkeypatch: pytest.Monk
     at = page(store, monkeypatch, **SEOUL_NOV_21)
     assert any("2.0 h ago" in w.value for w in at.warning), [w.value for w in at.warning]
     assert any("cannot connect to the LiteLLM database" in e.value for e in at.error)
+
+
+def test_a_near_empty_period_before_gives_no_change_and_says_why(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One request on Nov 20 against three on Nov 21: "+200 %" would mean nothing."""
+    at = page(store, monkeypatch, **SEOUL_NOV_21)
+    assert all(not delta for _, delta in cards(at).values()), cards(at)
+    assert any(
+        "No change shown: 2026-11-20, the period before, had 1 requests" in c.value for c in at.caption
+    )

@@ -59,18 +59,41 @@ def test_percent_duration_rate() -> None:
 @pytest.mark.parametrize(
     ("current", "previous", "unit", "text"),
     [
-        (120, 100, "count", "+20.0 %"),
-        (80, 100, "usd", "-20.0 %"),
-        (0.62, 0.60, "ratio", "+2.0 pp"),
-        (5, 0, "count", "new"),
+        (120, 100, "count", ("+20.0 %", "auto")),
+        (80, 100, "usd", ("-20.0 %", "auto")),
+        (0.62, 0.60, "ratio", ("+2.0 pp", "auto")),
+        (5, 0, "count", ("new", "off")),
         (0, 0, "count", None),
         (None, 3, "count", None),
+        # a change that rounds to zero is neutral: no sign, no arrow (never "-0.0 pp" in red)
+        (0.60001, 0.6002, "ratio", ("0.0 pp", "off")),
+        (100_000, 100_030, "count", ("0.0 %", "off")),
     ],
 )
 def test_change_against_the_previous_period(
-    current: float, previous: float, unit: str, text: str | None
+    current: float, previous: float, unit: str, text: tuple[str, str] | None
 ) -> None:
-    assert fmt.change(current, previous, unit) == text  # type: ignore[arg-type]
+    got = fmt.change(current, previous, unit)  # type: ignore[arg-type]
+    assert (None if got is None else (got.text, got.arrow)) == text
+
+
+@pytest.mark.parametrize(
+    ("current", "previous", "compared"),
+    [
+        (1000, 900, True),
+        (1000, 50, True),
+        (1000, 49, False),
+        (30, 19, False),
+        (10, 20, True),
+        (5, None, False),
+    ],
+)
+def test_only_a_comparable_previous_period_is_compared_with(
+    current: int, previous: int | None, compared: bool
+) -> None:
+    """At least 20 requests and 5 % of the current period's: a near-empty period before
+    gave +886228.2 %."""
+    assert fmt.comparable(current, previous) is compared
 
 
 # --- in Korean --------------------------------------------------------------------------------
@@ -124,9 +147,9 @@ def test_korean_units(korean: None) -> None:
 
 
 def test_korean_changes(korean: None) -> None:
-    assert fmt.change(120, 100, "count") == "+20.0%"
-    assert fmt.change(0.62, 0.60, "ratio") == "+2.0%p"
-    assert fmt.change(5, 0, "count") == "신규"
+    assert fmt.change(120, 100, "count") == fmt.Change("+20.0%", "auto")
+    assert fmt.change(0.62, 0.60, "ratio") == fmt.Change("+2.0%p", "auto")
+    assert fmt.change(5, 0, "count") == fmt.Change("신규", "off")
 
 
 def test_dates_and_times_in_both_languages() -> None:

@@ -17,6 +17,7 @@ from streamlit.runtime.scriptrunner import add_script_run_ctx
 from streamlit.testing.v1 import AppTest
 
 from dashboard import auth, figures, panels, signin, strings
+from dashboard import format as fmt
 from dashboard.strings import EN, LANGUAGE_NAMES, LANGUAGES, current_language, t, use_language
 from dashboard.strings_ko import KO
 from dashboard.view_state import RANGES, USER_MEASURES
@@ -290,6 +291,7 @@ def switch(at: AppTest, language: str) -> AppTest:
 
 
 def test_the_overview_in_korean(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(fmt, "MIN_PREVIOUS_REQUESTS", 1)  # compare with the one request before
     at = app(store, monkeypatch, KOREAN)
     assert [title.value for title in at.title] == ["LLM 사용량"]
     assert cards(at) == {
@@ -300,7 +302,7 @@ def test_the_overview_in_korean(store: Path, monkeypatch: pytest.MonkeyPatch) ->
         "성공률": ("66.7%", "-33.3%p"),
         "지연 시간 중앙값": ("4.0초", "+100.0%"),
     }
-    assert "변화는 직전 24시간과 비교한 값입니다." in at.metric[0].help
+    assert at.metric[0].proto.delta_description == "2026년 11월 20일 대비"
     titles = [m.value for m in at.markdown]
     for title in ("시간별 토큰", "프롬프트 캐싱", "시간별 요청", "GPU 노드", "사용자", "클라이언트", "모델"):
         assert f"**{title}**" in titles
@@ -331,7 +333,7 @@ def test_the_switch_changes_the_language_and_the_link(store: Path, monkeypatch: 
     assert lang_in_url(at) == "ko" and at.query_params["range"] == "custom"  # the filters stay
     assert "캐시" in json.dumps(json.loads(at.get("plotly_chart")[0].proto.spec), ensure_ascii=False)
     switch(at, "en")
-    assert at.title[0].value == "LLM usage" and cards(at)["Cache hit rate"] == ("25.2 %", "+5.2 pp")
+    assert at.title[0].value == "LLM usage" and cards(at)["Cache hit rate"][0] == "25.2 %"
     assert lang_in_url(at) is None  # English is the default: left out of the link
 
 
