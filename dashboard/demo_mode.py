@@ -54,7 +54,7 @@ def banner(store: Path) -> bool:
 def sign_in_choices(store: Path) -> None:
     """On a demo's sign-in page: enter as the administrator, or as a simulated student
     with their made-up key (it goes through the real key check)."""
-    st.info(t("demo.signin"))
+    st.markdown(t("demo.signin"))  # the banner above already says it is a demo: no second box
     if st.button(t("demo.as_admin"), type="primary", key="demo_admin"):
         st.session_state["identity"] = replace(DEMO_ADMIN, store=signin.store_id(store))
         st.rerun()

@@ -45,8 +45,9 @@ def render(reader: StoreReader, admins: Mapping[str, str], store: Path) -> None:
             del pasted  # the key's text: hashed already, never kept
             _attempt(session, reader, store, ("key", key_hash), lambda: _student(key_hash or "", reader))
     with admin:
-        if not admins:
+        if not admins:  # nothing to type a password against: say how to set one, no form
             st.info(t("signin.no_admin"))
+            return
         with st.form("signin_admin", clear_on_submit=True):
             password = st.text_input(t("signin.password"), type="password")
             if st.form_submit_button(t("signin.submit"), type="primary") and wait <= 0:

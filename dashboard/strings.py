@@ -303,8 +303,8 @@ EN: dict[str, str] = {
     ),
     "demo.building": "Building the demo lab: simulated spend logs through the ETL...",
     "demo.signin": (
-        "This is a demo and nothing in it is real. Enter as the administrator, or sign in as a "
-        "simulated student with one of the made-up keys below."
+        "Enter as the administrator, or sign in as a simulated student with one of the made-up "
+        "keys below."
     ),
     "demo.as_admin": "Enter the demo as the administrator",
     "demo.student_keys": "Simulated students' keys (paste one under Student):",
