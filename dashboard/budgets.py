@@ -14,6 +14,7 @@ NEAR = 0.8  # a key that has used this share of its budget is "close"
 
 
 def render(config: Config, reader: Reader) -> None:
+    st.header(t("page.budgets"))
     status = panels.store_status(reader)
     if status is None:
         return

@@ -11,7 +11,7 @@ import streamlit as st
 from dashboard import format as fmt
 from dashboard.strings import t
 from etl.config import Config
-from queries.pages import etl_status
+from queries.pages import RECENT_RUNS, etl_status
 from queries.runner import Reader
 
 
@@ -40,7 +40,9 @@ def render(config: Config, reader: Reader) -> None:
         delta=t("status.failed_n", n=int(health["failed_24h"])) if health["failed_24h"] else None,
         delta_color="inverse",
     )
-    cards[2].metric(t("status.rows_24h"), fmt.compact(float(health["rows_written_24h"])))
+    cards[2].metric(
+        t("status.rows_24h"), fmt.compact(float(health["rows_written_24h"])), help=t("status.rows_24h.help")
+    )
     noise = [int(health[f"dropped_{reason}_24h"]) for reason in ("master_key", "health_check", "by_rule")]
     cards[3].metric(
         t("status.noise_24h"),
@@ -114,7 +116,7 @@ def _runs(runs: pd.DataFrame, tz: str) -> None:
         "error": st.column_config.TextColumn(t("status.error"), width="large"),
     }
     st.dataframe(table[list(columns)], column_config=columns, hide_index=True, width="stretch")
-    st.caption(t("status.runs_note", n=len(runs), tz=tz))
+    st.caption(t("status.runs_note", limit=RECENT_RUNS, tz=tz))
 
 
 def _localized(column: pd.Series, tz: str) -> pd.Series:

@@ -43,6 +43,7 @@ def _columns() -> dict[str, Any]:
 
 
 def render(config: Config, reader: Reader, state: ViewState) -> None:
+    st.header(t("page.nodes"))
     status = panels.store_status(reader)
     if status is None:
         return

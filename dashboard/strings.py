@@ -303,8 +303,7 @@ EN: dict[str, str] = {
     ),
     "demo.building": "Building the demo lab: simulated spend logs through the ETL...",
     "demo.signin": (
-        "Enter as the administrator, or sign in as a simulated student with one of the made-up "
-        "keys below."
+        "Enter as the administrator, or sign in as a simulated student with one of the made-up keys below."
     ),
     "demo.as_admin": "Enter the demo as the administrator",
     "demo.student_keys": "Simulated students' keys (paste one under Student):",
@@ -318,7 +317,12 @@ EN: dict[str, str] = {
     "status.ago": "{age} ago",
     "status.runs_24h": "Runs, last 24 h",
     "status.failed_n": "{n} failed",
-    "status.rows_24h": "Requests copied, last 24 h",
+    "status.rows_24h": "Requests copied by the last 24 h of runs",
+    "status.rows_24h.help": (
+        "Requests the ETL wrote in runs that finished in the last 24 hours, whenever they were "
+        "made: a first run or a full refresh copies older requests too, so this can exceed the "
+        "requests made in those 24 hours (the nodes table below counts those)."
+    ),
     "status.noise_24h": "Noise dropped, last 24 h",
     "status.noise_help": (
         "LiteLLM's own calls: {master_key} master key, {health_check} health check, {rule} by rule"
@@ -360,7 +364,7 @@ EN: dict[str, str] = {
         "as usage; a tag rule applies only to the keys noise.tag_keys names."
     ),
     "status.error": "Error",
-    "status.runs_note": "The {n} newest runs of etl_runs.parquet; times in {tz}.",
+    "status.runs_note": "Newest first, at most the last {limit} runs (etl_runs.parquet); times in {tz}.",
 }
 
 

@@ -292,7 +292,12 @@ KO: dict[str, str] = {
     "status.ago": "{age} 전",
     "status.runs_24h": "실행 횟수 (최근 24시간)",
     "status.failed_n": "{n}회 실패",
-    "status.rows_24h": "복사한 요청 (최근 24시간)",
+    "status.rows_24h": "최근 24시간 실행이 복사한 요청",
+    "status.rows_24h.help": (
+        "최근 24시간 안에 끝난 실행이 쓴 요청 수로, 요청이 만들어진 시각과는 무관합니다. 첫 실행이나 "
+        "전체 새로 고침은 이전 요청도 복사하므로 그 24시간 동안 만들어진 요청 수(아래 노드 표)보다 "
+        "클 수 있습니다."
+    ),
     "status.noise_24h": "제외한 노이즈 (최근 24시간)",
     "status.noise_help": (
         "LiteLLM 자체 호출: 마스터 키 {master_key}건, 헬스 체크 {health_check}건, 규칙 {rule}건"
@@ -334,5 +339,5 @@ KO: dict[str, str] = {
         "태그 규칙은 noise.tag_keys에 적힌 키에만 적용됩니다."
     ),
     "status.error": "오류",
-    "status.runs_note": "etl_runs.parquet의 최근 실행 {n}건, 시간대 {tz}.",
+    "status.runs_note": "최신순, 최근 실행 최대 {limit}건(etl_runs.parquet), 시간대 {tz}.",
 }

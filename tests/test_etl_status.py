@@ -76,7 +76,10 @@ def test_the_status_page(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert any("The last ETL run failed: cannot connect" in e.value for e in at.error)
     cards = {m.label: m for m in at.metric}
     assert cards["Runs, last 24 h"].value == "2" and cards["Runs, last 24 h"].delta == "1 failed"
-    assert cards["Requests copied, last 24 h"].value == "8"
+    assert cards["Requests copied by the last 24 h of runs"].value == "8"
+    assert "Newest first, at most the last 50 runs (etl_runs.parquet); times in UTC." in [
+        c.value for c in at.main.caption
+    ]
     assert cards["Noise dropped, last 24 h"].value == "4"
     sources, nodes, runs = (d.value for d in at.dataframe)
     assert sources["source"].iloc[0].startswith("127.0.0.1:5432/")

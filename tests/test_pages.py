@@ -44,6 +44,7 @@ def test_the_nodes_page_shows_every_panel(node_store: Path, monkeypatch: pytest.
     at = open_page(
         node_store, monkeypatch, "Nodes", range="custom", **{"from": "2026-11-20", "to": "2026-11-20"}
     )
+    assert [h.value for h in at.main.header] == ["Nodes"]  # the page says which it is
     titles = [m.value for m in at.markdown]
     for title in (
         "Per GPU node",
@@ -84,6 +85,7 @@ def test_the_budgets_page_lists_the_keys_closest_to_their_budget_first(
 ) -> None:
     store = known_store.build(tmp_path / "store")
     at = open_page(store, monkeypatch, "Budgets")
+    assert [h.value for h in at.main.header] == ["Budgets"]
     table = at.dataframe[0].value
     assert list(table["key_alias"])[:2] == ["bob-laptop", "alice-laptop"]  # 92 %, then 32.5 %
     assert table.iloc[0]["budget_used"] == pytest.approx(0.92)
