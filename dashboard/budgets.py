@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import streamlit as st
 
+from dashboard import format as fmt
 from dashboard import panels
 from dashboard.strings import t
 from etl.config import Config
 from queries.runner import Reader
-
-NEAR = 0.8  # a key that has used this share of its budget is "close"
 
 
 def render(config: Config, reader: Reader) -> None:
@@ -21,16 +20,19 @@ def render(config: Config, reader: Reader) -> None:
     panels.freshness(status, config, config.dashboard.timezone, reader)
     budgets = reader.run("budgets")
     over = int((budgets["budget_used"] >= 1).sum())
-    near = int(((budgets["budget_used"] >= NEAR) & (budgets["budget_used"] < 1)).sum())
+    near = int(((budgets["budget_used"] >= fmt.BUDGET_NEAR) & (budgets["budget_used"] < 1)).sum())
     st.markdown(t("budgets.summary", keys=len(budgets), over=over, near=near))
     tz = config.dashboard.timezone
+    levels = [fmt.budget_level(used) for used in budgets["budget_used"]]
     table = budgets.assign(
+        level=[t(f"budget.level.{level}") for level in levels],
         budget_reset_at=budgets["budget_reset_at"].dt.tz_convert(tz),
         last_active=budgets["last_active"].dt.tz_convert(tz),
         expires=budgets["expires"].dt.tz_convert(tz),
     )
     when, day = t("colfmt.datetime"), t("colfmt.date")
     columns = {
+        "level": st.column_config.TextColumn(t("budgets.level")),
         "key_alias": st.column_config.TextColumn(t("budgets.key")),
         "user_id": st.column_config.TextColumn(t("budgets.user")),
         "spend": st.column_config.NumberColumn(t("budgets.spend"), format="$%.2f"),
@@ -46,5 +48,8 @@ def render(config: Config, reader: Reader) -> None:
         "blocked": st.column_config.CheckboxColumn(t("budgets.blocked")),
         "expires": st.column_config.DatetimeColumn(t("budgets.expires"), format=day),
     }
-    st.dataframe(table[list(columns)], column_config=columns, hide_index=True, width="stretch")
+    # the level in the colour of the same scale a student's own bars use (format.LEVEL_COLORS)
+    colours = [f"color: {fmt.LEVEL_COLORS[level]}; font-weight: 600" for level in levels]
+    styled = table[list(columns)].style.apply(lambda _: colours, subset=["level"])
+    st.dataframe(styled, column_config=columns, hide_index=True, width="stretch")
     st.caption(t("budgets.note", tz=tz))

@@ -26,6 +26,7 @@ from dashboard.untrusted import html, label
 
 ACCENT = "#7C5CFF"
 BASE = "#5B8DEF"
+CACHE_LINE = "#D97706"
 FAILURE = "#E4572E"
 KIND_COLORS = {
     "uncached_prompt_tokens": "#5B8DEF",
@@ -227,7 +228,12 @@ def cache_trend(series: pd.DataFrame, mine: pd.DataFrame | None = None, who: str
             "y": _values(series["cache_hit_rate"]),
             "name": t("series.cache_hit_rate") + (f" ({t('series.everyone').lower()})" if dim else ""),
             "mode": "lines",
-            "line": {"color": "#888888" if dim else "#1F2937", "width": 2, "dash": "dot" if dim else "solid"},
+            # amber: as visible on the dark theme's background as on the light one
+            "line": {
+                "color": "#888888" if dim else CACHE_LINE,
+                "width": 2,
+                "dash": "dot" if dim else "solid",
+            },
             "hovertemplate": "%{y:.1%}<extra>%{fullData.name}</extra>",
             "yaxis": "y2",
         }
@@ -377,7 +383,7 @@ def user_bars(users: pd.DataFrame, by: str, highlight: str | None = None) -> go.
     column = _column(by)
     if users.empty or not users[column].sum():
         return _empty()
-    ordered = users.sort_values([column, "user"], ascending=[True, False])
+    ordered = users.set_index("user").loc[list(reversed(user_order(users, by)))].reset_index()
     share = ordered[f"{_share(by)}"]
     names = ordered["user"].tolist()
     colors = [ACCENT if user == highlight else (BASE if highlight is None else _dim(BASE)) for user in names]
@@ -412,19 +418,33 @@ def user_bars(users: pd.DataFrame, by: str, highlight: str | None = None) -> go.
 
 
 @shared
-def client_matrix(matrix: pd.DataFrame, highlight: str | None = None) -> go.Figure:
-    """Requests per user and client as a heatmap; the highlighted user's row outlined."""
+def user_order(users: pd.DataFrame, by: str) -> list[str]:
+    """The users as their bars stand, top to bottom: most first, ties by name. The
+    user-by-client grid lists them the same way."""
+    column = _column(by)
+    ordered = users.sort_values([column, "user"], ascending=[False, True])
+    return [str(user) for user in ordered["user"]]
+
+
+def client_matrix(
+    matrix: pd.DataFrame, highlight: str | None = None, order: Sequence[str] | None = None
+) -> go.Figure:
+    """Requests per user and client as a heatmap with its colour scale; users top to
+    bottom in `order` (the users' bars), the highlighted user's row outlined."""
     if matrix.empty:
         return _empty()
     grid = matrix.pivot_table(index="user", columns="client", values="requests", aggfunc="sum", fill_value=0)
-    grid = grid.loc[sorted(grid.index, reverse=True)]
+    known = [user for user in (order or ()) if user in grid.index]
+    rest = sorted(user for user in grid.index if user not in set(known))
+    grid = grid.loc[list(reversed(known + rest))]  # a heatmap's first row is drawn at the bottom
     heatmap = {
         "type": "heatmap",
         "z": grid.to_numpy(),
         "x": list(grid.columns),
         "y": list(grid.index),
         "colorscale": [[0, "rgba(91,141,239,0.05)"], [1, BASE]],
-        "showscale": False,
+        "showscale": True,
+        "colorbar": {"title": {"text": t("measure.requests")}, "thickness": 12, "tickformat": ",d"},
         "text": [[f"{html(user)} · {html(client)}" for client in grid.columns] for user in grid.index],
         "hovertemplate": "%{text}: %{z:,}<extra></extra>",
     }

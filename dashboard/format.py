@@ -193,3 +193,18 @@ def change(current: Any, previous: Any, unit: Unit) -> Change | None:
     if round(value, 1) == 0:
         return Change(t(key, value="0.0"), "off")
     return Change(t(key, value=f"{value:+.1f}"), "auto")
+
+
+# One scale for how close a budget is to its limit, for the administrators' table and a
+# student's own bars alike: at 80 % a key is close, at 100 % over.
+BUDGET_NEAR = 0.8
+BudgetLevel = Literal["none", "ok", "near", "over"]
+LEVEL_COLORS: dict[BudgetLevel, str] = {"none": "gray", "ok": "green", "near": "orange", "over": "red"}
+
+
+def budget_level(used: Any) -> BudgetLevel:
+    """How much of its budget a key has used, as a level (`none`: no budget)."""
+    if missing(used):
+        return "none"
+    share = float(used)
+    return "over" if share >= 1 else "near" if share >= BUDGET_NEAR else "ok"

@@ -325,7 +325,12 @@ def clients_panel(page: Page, *, matrix: bool) -> None:
     if matrix:
         st.markdown(f"**{t('panel.matrix')}**")
         st.plotly_chart(
-            figures.client_matrix(page.data["user_client_matrix"], page.state.highlight), key="matrix"
+            figures.client_matrix(
+                page.data["user_client_matrix"],
+                page.state.highlight,
+                figures.user_order(page.data["by_user"], page.state.by),
+            ),
+            key="matrix",
         )
 
 
@@ -455,6 +460,9 @@ def budget_bars(budgets: pd.DataFrame, tz: str) -> None:
         return
     for key in budgets.to_dict("records"):
         name = key["key_alias"] or key["key_name"] or t("budget.key")
+        level = fmt.budget_level(key["budget_used"]) if not fmt.missing(key["max_budget"]) else "none"
+        if level != "none":  # the same scale and colours as the administrators' table
+            st.markdown(f":{fmt.LEVEL_COLORS[level]}-badge[{t(f'budget.level.{level}')}]")
         if fmt.missing(key["max_budget"]):
             st.progress(0.0, text=t("budget.unlimited", key=name, spend=fmt.usd(key["spend"])))
         else:

@@ -386,3 +386,34 @@ def test_time_and_node_charts_name_people_and_nodes_inert(
     )
     assert_inert(figures.node_lines(frame, "output_tps_p50", "Tokens/s", frame.iloc[[0]], BIDI_NAME))
     assert_inert(figures.failures_over_time(frame))
+
+
+def test_the_client_grid_lists_users_as_their_bars_stand_and_shows_its_scale(
+    data: dict[str, pd.DataFrame],
+) -> None:
+    """Top to bottom in the order of the users' bars (bob made more requests, alice spent
+    more), with a colour scale that says what it counts."""
+    for by in ("requests", "spend"):
+        bars = traces(figures.user_bars(data["by_user"], by))[0]
+        order = figures.user_order(data["by_user"], by)
+        grid = figures.client_matrix(data["user_client_matrix"], None, order)
+        heat = traces(grid)[0]
+        assert list(heat.y) == list(bars.y)  # both draw their first category at the bottom
+        assert list(reversed(heat.y)) == order
+        assert heat.showscale and heat.colorbar.title.text == "Requests"
+
+
+def _luminance(colour: str) -> float:
+    channels = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def test_the_cache_hit_rate_line_stands_out_on_both_themes(data: dict[str, pd.DataFrame]) -> None:
+    """WCAG contrast of at least 3 against Streamlit's light (#FFFFFF) and dark (#0E1117)
+    backgrounds: the near-black line vanished on the dark theme."""
+    line = next(tr for tr in traces(figures.cache_trend(data["by_bucket"])) if tr.yaxis == "y2")
+    colour = line.line.color
+    for background in ("#FFFFFF", "#0E1117"):
+        light, dark = sorted((_luminance(colour), _luminance(background)), reverse=True)
+        assert (light + 0.05) / (dark + 0.05) >= 3, (colour, background)

@@ -167,3 +167,12 @@ def test_english_stays_as_it_was() -> None:
     with use_language("en"):
         assert (fmt.compact(12_345), fmt.percent(0.951), fmt.age(9000)) == ("12.3k", "95.1 %", "2.5 h")
         assert (fmt.span(dt.timedelta(days=7)), fmt.period("30d"), fmt.rate(1)) == ("7 d", "30d", "1.0 tok/s")
+
+
+@pytest.mark.parametrize(
+    ("used", "level"),
+    [(None, "none"), (0.0, "ok"), (0.79, "ok"), (0.8, "near"), (0.92, "near"), (1.0, "over")],
+)
+def test_one_budget_scale_for_everyone(used: float | None, level: str) -> None:
+    assert fmt.budget_level(used) == level
+    assert fmt.LEVEL_COLORS[fmt.budget_level(0.92)] == "orange"  # not a calm blue at 92 %
