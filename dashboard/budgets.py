@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import format as fmt
-from dashboard import panels
+from dashboard import panels, tables
 from dashboard.strings import t
 from etl.config import Config
 from queries.runner import Reader
@@ -30,26 +30,31 @@ def render(config: Config, reader: Reader) -> None:
         last_active=budgets["last_active"].dt.tz_convert(tz),
         expires=budgets["expires"].dt.tz_convert(tz),
     )
-    when, day = t("colfmt.datetime"), t("colfmt.date")
     columns = {
         "level": st.column_config.TextColumn(t("budgets.level")),
         "key_alias": st.column_config.TextColumn(t("budgets.key")),
         "user_id": st.column_config.TextColumn(t("budgets.user")),
-        "spend": st.column_config.NumberColumn(t("budgets.spend"), format="$%.2f"),
-        "max_budget": st.column_config.NumberColumn(t("budgets.budget"), format="$%.2f"),
+        "spend": st.column_config.NumberColumn(t("budgets.spend")),
+        "max_budget": st.column_config.NumberColumn(t("budgets.budget")),
         "budget_used": st.column_config.ProgressColumn(
-            t("budgets.used"), min_value=0.0, max_value=1.0, format="percent"
+            t("budgets.used"), min_value=0.0, max_value=100.0, format=t("colfmt.percent")
         ),
-        "budget_left": st.column_config.NumberColumn(t("budgets.left"), format="$%.2f"),
-        "budget_reset_at": st.column_config.DatetimeColumn(t("budgets.resets"), format=when),
-        "tpm_limit": st.column_config.NumberColumn(t("col.tpm"), format="%d"),
-        "rpm_limit": st.column_config.NumberColumn(t("col.rpm"), format="%d"),
-        "last_active": st.column_config.DatetimeColumn(t("budgets.last_active"), format=when),
+        "budget_left": st.column_config.NumberColumn(t("budgets.left")),
+        "budget_reset_at": st.column_config.DatetimeColumn(t("budgets.resets")),
+        "tpm_limit": st.column_config.NumberColumn(t("col.tpm")),
+        "rpm_limit": st.column_config.NumberColumn(t("col.rpm")),
+        "last_active": st.column_config.DatetimeColumn(t("budgets.last_active")),
         "blocked": st.column_config.CheckboxColumn(t("budgets.blocked")),
-        "expires": st.column_config.DatetimeColumn(t("budgets.expires"), format=day),
+        "expires": st.column_config.DatetimeColumn(t("budgets.expires")),
+    }
+    formats = {
+        **dict.fromkeys(("spend", "max_budget", "budget_left"), fmt.usd),
+        **dict.fromkeys(("tpm_limit", "rpm_limit"), fmt.count),
+        **dict.fromkeys(("budget_reset_at", "last_active"), tables.when(tz)),
+        "expires": tables.day(tz),
     }
     # the level in the colour of the same scale a student's own bars use (format.LEVEL_COLORS)
     colours = [f"color: {fmt.LEVEL_COLORS[level]}; font-weight: 600" for level in levels]
-    styled = table[list(columns)].style.apply(lambda _: colours, subset=["level"])
-    st.dataframe(styled, column_config=columns, hide_index=True, width="stretch")
+    shown = table[list(columns)].assign(budget_used=tables.percent_bar(table["budget_used"]))
+    tables.show(tables.styled(shown, formats).apply(lambda _: colours, subset=["level"]), columns)
     st.caption(t("budgets.note", tz=tz))

@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import format as fmt
+from dashboard import tables
 from dashboard.strings import t
 from etl.config import Config
 from queries.pages import RECENT_RUNS, etl_status
@@ -67,15 +68,15 @@ def _sources(sources: pd.DataFrame, tz: str) -> None:
         source=sources["source"].fillna(t("status.no_source")),
         **{c: _localized(sources[c], tz) for c in ("cursor", "newest_request", "newest_ingested")},
     )
-    when = t("colfmt.datetime")
     columns = {
         "source": st.column_config.TextColumn(t("status.source")),
         "cursor_column": st.column_config.TextColumn(t("status.cursor_column")),
-        "cursor": st.column_config.DatetimeColumn(t("status.cursor"), format=when),
-        "newest_request": st.column_config.DatetimeColumn(t("status.newest_request"), format=when),
-        "newest_ingested": st.column_config.DatetimeColumn(t("status.newest_ingested"), format=when),
+        "cursor": st.column_config.DatetimeColumn(t("status.cursor")),
+        "newest_request": st.column_config.DatetimeColumn(t("status.newest_request")),
+        "newest_ingested": st.column_config.DatetimeColumn(t("status.newest_ingested")),
     }
-    st.dataframe(table[list(columns)], column_config=columns, hide_index=True, width="stretch")
+    times = {column: tables.when(tz) for column in ("cursor", "newest_request", "newest_ingested")}
+    tables.show(tables.styled(table[list(columns)], times), columns)
     if sources["full_refresh_pending"].fillna(False).any():
         st.warning(t("status.refresh_pending"))
 
@@ -83,14 +84,17 @@ def _sources(sources: pd.DataFrame, tz: str) -> None:
 def _nodes(nodes: pd.DataFrame, tz: str) -> None:
     st.subheader(t("status.nodes"))
     table = nodes.assign(newest_request=_localized(nodes["newest_request"], tz))
-    when = t("colfmt.datetime")
     columns = {
         "node": st.column_config.TextColumn(t("status.node")),
-        "newest_request": st.column_config.DatetimeColumn(t("status.newest_request"), format=when),
-        "requests_24h": st.column_config.NumberColumn(t("status.requests_24h"), format="%d"),
-        "failures_24h": st.column_config.NumberColumn(t("status.failures_24h"), format="%d"),
+        "newest_request": st.column_config.DatetimeColumn(t("status.newest_request")),
+        "requests_24h": st.column_config.NumberColumn(t("status.requests_24h")),
+        "failures_24h": st.column_config.NumberColumn(t("status.failures_24h")),
     }
-    st.dataframe(table[list(columns)], column_config=columns, hide_index=True, width="stretch")
+    formats = {"newest_request": tables.when(tz), "requests_24h": fmt.count, "failures_24h": fmt.count}
+    tables.show(tables.styled(table[list(columns)], formats), columns)
+
+
+TEXT = ("status", "mode", "error")
 
 
 def _runs(runs: pd.DataFrame, tz: str) -> None:
@@ -101,21 +105,23 @@ def _runs(runs: pd.DataFrame, tz: str) -> None:
         mode=runs["mode"].map(lambda m: t(f"status.mode.{m}")),
     )
     columns = {
-        "started_at": st.column_config.DatetimeColumn(t("status.started"), format=t("colfmt.datetime")),
+        "started_at": st.column_config.DatetimeColumn(t("status.started")),
         "status": st.column_config.TextColumn(t("status.status")),
         "mode": st.column_config.TextColumn(t("status.mode")),
-        "seconds": st.column_config.NumberColumn(t("status.seconds"), format="%.1f"),
-        "rows_read": st.column_config.NumberColumn(t("status.rows_read"), format="%d"),
-        "rows_written": st.column_config.NumberColumn(t("status.rows_written"), format="%d"),
-        "duplicates_skipped": st.column_config.NumberColumn(t("status.duplicates"), format="%d"),
-        "dropped_master_key": st.column_config.NumberColumn(t("status.dropped_master_key"), format="%d"),
-        "dropped_health_check": st.column_config.NumberColumn(t("status.dropped_health_check"), format="%d"),
-        "dropped_by_rule": st.column_config.NumberColumn(t("status.dropped_by_rule"), format="%d"),
-        "rows_malformed": st.column_config.NumberColumn(t("status.malformed"), format="%d"),
-        "kept_noise_tagged": st.column_config.NumberColumn(t("status.kept_noise_tagged"), format="%d"),
+        "seconds": st.column_config.NumberColumn(t("status.seconds")),
+        "rows_read": st.column_config.NumberColumn(t("status.rows_read")),
+        "rows_written": st.column_config.NumberColumn(t("status.rows_written")),
+        "duplicates_skipped": st.column_config.NumberColumn(t("status.duplicates")),
+        "dropped_master_key": st.column_config.NumberColumn(t("status.dropped_master_key")),
+        "dropped_health_check": st.column_config.NumberColumn(t("status.dropped_health_check")),
+        "dropped_by_rule": st.column_config.NumberColumn(t("status.dropped_by_rule")),
+        "rows_malformed": st.column_config.NumberColumn(t("status.malformed")),
+        "kept_noise_tagged": st.column_config.NumberColumn(t("status.kept_noise_tagged")),
         "error": st.column_config.TextColumn(t("status.error"), width="large"),
     }
-    st.dataframe(table[list(columns)], column_config=columns, hide_index=True, width="stretch")
+    formats: dict[str, tables.Formatter] = {"started_at": tables.when(tz), "seconds": fmt.seconds}
+    formats |= {column: fmt.count for column in columns if column not in formats and column not in TEXT}
+    tables.show(tables.styled(table[list(columns)], formats), columns)
     st.caption(t("status.runs_note", limit=RECENT_RUNS, tz=tz))
 
 

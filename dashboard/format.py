@@ -157,6 +157,26 @@ def by_unit(value: Any, unit: Unit) -> str:
             return compact(value)
 
 
+MISSING = "—"  # what a table, card or hover shows for a value there is none of
+
+
+def count(value: Any) -> str:
+    """A whole number exactly, with thousands separators: 30,692 (tables; cards shorten it
+    to 30.7k, Korean ones to 3.1만)."""
+    return MISSING if missing(value) else f"{round(float(value)):,}"
+
+
+def exact(value: Any, unit: Unit) -> str:
+    """A metric's value in a table cell: as `by_unit` writes it on a card, but counts and
+    tokens in full (30,692), since a table is where people read the exact figure."""
+    return count(value) if unit in ("count", "tokens") else by_unit(value, unit)
+
+
+def seconds(value: Any) -> str:
+    """A length given in seconds, as `duration_ms` writes it: 840 ms, 12.5 s, 2.5 min."""
+    return MISSING if missing(value) else duration_ms(float(value) * 1000)
+
+
 @dataclass(frozen=True)
 class Change:
     """A card's delta: its text, and whether it gets an arrow (a change that rounds to

@@ -11,7 +11,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from dashboard import figures, panels
+from dashboard import figures, panels, tables
+from dashboard import format as fmt
 from dashboard.strings import plain, t
 from dashboard.untrusted import short
 from dashboard.view_state import ViewState
@@ -22,24 +23,42 @@ from queries.runner import Reader
 
 def _columns() -> dict[str, Any]:
     """The tables' columns, labelled in the session's language (built per run: a module
-    constant would keep the language of whichever session imported this first)."""
-    ms, tps = t("colfmt.ms"), t("colfmt.tps")
+    constant would keep the language of whichever session imported this first). Numbers
+    carry no format here: tables.FORMATS writes them (11.7 s, not 11695 ms)."""
+    number = st.column_config.NumberColumn
     return {
-        "requests": st.column_config.NumberColumn(t("col.requests"), format="%d"),
+        "requests": number(t("col.requests")),
         "requests_share": st.column_config.ProgressColumn(
-            t("col.share"), min_value=0.0, max_value=1.0, format="percent"
+            t("col.share"), min_value=0.0, max_value=100.0, format=t("colfmt.percent")
         ),
-        "failure_rate": st.column_config.NumberColumn(t("col.failure_rate"), format="percent"),
-        "ttft_p50_ms": st.column_config.NumberColumn(t("col.ttft_p50_ms"), format=ms),
-        "ttft_p95_ms": st.column_config.NumberColumn(t("col.ttft_p95_ms"), format=ms),
-        "output_tps_p50": st.column_config.NumberColumn(t("col.output_tps_p50"), format=tps),
-        "output_tps_p95": st.column_config.NumberColumn(t("col.output_tps_p95"), format=tps),
-        "speed_too_short": st.column_config.NumberColumn(t("col.speed_too_short"), format="%d"),
-        "latency_p50_ms": st.column_config.NumberColumn(t("col.latency_p50_ms"), format=ms),
-        "latency_p95_ms": st.column_config.NumberColumn(t("col.latency_p95_ms"), format=ms),
-        "prompt_p50": st.column_config.NumberColumn(t("col.prompt_p50"), format="%.0f"),
-        "prompt_p95": st.column_config.NumberColumn(t("col.prompt_p95"), format="%.0f"),
+        "failure_rate": number(t("col.failure_rate")),
+        "ttft_p50_ms": number(t("col.ttft_p50_ms")),
+        "ttft_p95_ms": number(t("col.ttft_p95_ms")),
+        "output_tps_p50": number(t("col.output_tps_p50")),
+        "output_tps_p95": number(t("col.output_tps_p95")),
+        "speed_too_short": number(t("col.speed_too_short")),
+        "latency_p50_ms": number(t("col.latency_p50_ms")),
+        "latency_p95_ms": number(t("col.latency_p95_ms")),
+        "prompt_p50": number(t("col.prompt_p50")),
+        "prompt_p95": number(t("col.prompt_p95")),
     }
+
+
+# each column written as the cards write its unit (prompt sizes are token counts)
+FORMATS: dict[str, tables.Formatter] = {
+    "requests": fmt.count,
+    "failure_rate": fmt.percent,
+    "ttft_p50_ms": fmt.duration_ms,
+    "ttft_p95_ms": fmt.duration_ms,
+    "output_tps_p50": fmt.rate,
+    "output_tps_p95": fmt.rate,
+    "speed_too_short": fmt.count,
+    "latency_p50_ms": fmt.duration_ms,
+    "latency_p95_ms": fmt.duration_ms,
+    "prompt_p50": fmt.count,
+    "prompt_p95": fmt.count,
+    "mine": fmt.count,
+}
 
 
 def render(config: Config, reader: Reader, state: ViewState) -> None:
@@ -114,5 +133,7 @@ def _table(frame: pd.DataFrame, label: str, mine: pd.DataFrame | None, who: str 
     if who is not None and mine is not None:
         counts = mine.set_index(label)["requests"] if not mine.empty else pd.Series(dtype="int64")
         shown = shown.assign(mine=shown[label].map(counts).fillna(0).astype("int64"))
-        columns["mine"] = st.column_config.NumberColumn(plain("nodes.mine", who=short(who)), format="%d")
-    st.dataframe(shown, column_config=columns, hide_index=True, width="stretch")
+        columns["mine"] = st.column_config.NumberColumn(plain("nodes.mine", who=short(who)))
+    if "requests_share" in shown:
+        shown = shown.assign(requests_share=tables.percent_bar(shown["requests_share"]))
+    tables.show(tables.styled(shown, FORMATS), columns)

@@ -269,11 +269,9 @@ EN: dict[str, str] = {
     "period.mo": "{n}mo",
     "date.minute": "{year}-{month:02d}-{day:02d} {hour:02d}:{minute:02d}",
     "date.day": "{year}-{month:02d}-{day:02d}",
-    # table cells (st.column_config formats: printf for numbers, moment.js for dates)
-    "colfmt.ms": "%.0f ms",
-    "colfmt.tps": "%.1f tok/s",
-    "colfmt.datetime": "YYYY-MM-DD HH:mm",
-    "colfmt.date": "YYYY-MM-DD",
+    # table cells: numbers and dates are written by format.py (dashboard/tables.py); a
+    # progress bar takes only a printf format
+    "colfmt.percent": "%.1f %%",  # a progress bar's 0-100 share: 61.0 %, as format.percent
     "col.tpm": "TPM",
     "col.rpm": "RPM",
     # chart hover texts ({value} and {node} are Plotly fields such as %{y:,})
@@ -354,7 +352,7 @@ EN: dict[str, str] = {
     "status.mode": "Mode",
     "status.mode.incremental": "incremental",
     "status.mode.full_refresh": "full refresh",
-    "status.seconds": "Seconds",
+    "status.seconds": "Took",
     "status.rows_read": "Rows read",
     "status.rows_written": "Written",
     "status.duplicates": "Duplicates skipped",

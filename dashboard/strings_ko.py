@@ -246,10 +246,7 @@ KO: dict[str, str] = {
     "date.minute": "{year}년 {month}월 {day}일 {hour:02d}:{minute:02d}",
     "date.day": "{year}년 {month}월 {day}일",
     # table cells
-    "colfmt.ms": "%.0fms",
-    "colfmt.tps": "%.1f 토큰/초",
-    "colfmt.datetime": "YYYY년 M월 D일 HH:mm",
-    "colfmt.date": "YYYY년 M월 D일",
+    "colfmt.percent": "%.1f%%",
     "col.tpm": "TPM",
     "col.rpm": "RPM",
     # chart hover texts
@@ -329,7 +326,7 @@ KO: dict[str, str] = {
     "status.mode": "방식",
     "status.mode.incremental": "증분",
     "status.mode.full_refresh": "전체 새로 고침",
-    "status.seconds": "초",
+    "status.seconds": "소요 시간",
     "status.rows_read": "읽은 행",
     "status.rows_written": "기록",
     "status.duplicates": "중복 건너뜀",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 from collections.abc import Iterator
+from typing import Literal
 
 import pytest
 
@@ -176,3 +177,27 @@ def test_english_stays_as_it_was() -> None:
 def test_one_budget_scale_for_everyone(used: float | None, level: str) -> None:
     assert fmt.budget_level(used) == level
     assert fmt.LEVEL_COLORS[fmt.budget_level(0.92)] == "orange"  # not a calm blue at 92 %
+
+
+# --- one way to write each kind of number, in tables as on cards --------------------------
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_table_cells_write_each_kind_once(lang: Literal["en", "ko"]) -> None:
+    """Counts in full with separators (a table is where the exact figure is read), the
+    rest as the cards write it; nothing at all as an em dash, never None or nan."""
+    with use_language(lang):
+        assert (fmt.count(30_692), fmt.count(200_000), fmt.count(999), fmt.count(4.6)) == (
+            "30,692",
+            "200,000",
+            "999",
+            "5",
+        )
+        assert fmt.exact(30_692, "tokens") == fmt.exact(30_692.0, "count") == "30,692"
+        assert fmt.exact(0.6097, "ratio") == fmt.percent(0.6097)
+        assert fmt.exact(11_695, "ms") == fmt.duration_ms(11_695) == ("11.7 s" if lang == "en" else "11.7초")
+        assert fmt.exact(0.065, "usd") == "$0.0650" and fmt.exact(2.04, "usd") == "$2.04"
+        assert fmt.seconds(12.46) == fmt.duration_ms(12_460)
+        for nothing in (None, math.nan, float("nan")):
+            assert {fmt.count(nothing), fmt.exact(nothing, "ms"), fmt.seconds(nothing)} == {fmt.MISSING}
+    assert fmt.MISSING == "—"

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, get_args
 
 import pytest
+from streamlit import dataframe_util
 from streamlit.runtime.scriptrunner import add_script_run_ctx
 from streamlit.testing.v1 import AppTest
 
@@ -417,7 +418,8 @@ def test_the_nodes_and_budgets_pages_in_korean(tmp_path: Path, monkeypatch: pyte
     for title in ("GPU 노드별", "모델별", "동시 처리 중인 요청", "시간별 출력 속도", "오류 유형별 실패"):
         assert f"**{title}**" in titles
     columns = json.dumps(json.loads(at.dataframe[0].proto.columns), ensure_ascii=False)
-    assert "출력 속도 p50" in columns and "토큰/초" in columns and "TTFT p50" in columns
+    assert "출력 속도 p50" in columns and "TTFT p50" in columns
+    assert "토큰/초" in shown_text(at.dataframe[0])  # cells written by format.py, in Korean
     charts = {e.proto.id.rsplit("-", 1)[-1]: json.loads(e.proto.spec) for e in at.get("plotly_chart")}
     assert "ms" in charts["ttft"]["data"][0]["hovertemplate"]
     assert (
@@ -427,4 +429,13 @@ def test_the_nodes_and_budgets_pages_in_korean(tmp_path: Path, monkeypatch: pyte
     budgets = open_page(known_store.build(tmp_path / "store"), monkeypatch, "예산", lang="ko")
     assert "키 **5**개 중 예산 초과 **0**개, 80% 이상 사용 **1**개" in [m.value for m in budgets.markdown]
     columns = json.dumps(json.loads(budgets.dataframe[0].proto.columns), ensure_ascii=False)
-    assert "마지막 요청" in columns and "YYYY년 M월 D일 HH:mm" in columns
+    assert "마지막 요청" in columns and re.search(
+        r"\d{4}년 \d+월 \d+일 \d\d:\d\d", shown_text(budgets.dataframe[0])
+    )
+
+
+def shown_text(table: Any) -> str:
+    """A table's cells as the page writes them (a Styler's display values)."""
+    return dataframe_util.convert_arrow_bytes_to_pandas_df(
+        table.proto.arrow_data.styler.display_values
+    ).to_csv()
