@@ -6,9 +6,17 @@ The choice lives in st.session_state[LANGUAGE_KEY], which is per browser session
 reads it there through the script run context (see dashboard/strings.py). It is kept
 under its own key, not the switch's widget key: Streamlit drops a widget's state after a
 run that did not draw the widget (one stopped by an error, say), and t() is called before
-the switch is drawn. Signing out clears the session; the URL's lang= brings it back."""
+the switch is drawn. Signing out clears the session; the URL's lang= brings it back.
+
+A widget whose choices are labelled in the language (the time range) holds its choice in
+the browser as the label, and the browser sends that label back on every run: after a
+switch the old language's label matches no choice, and Streamlit falls back to the first
+one (range=30d became 24h on the next page). So a switch sets each such widget's value
+again, which makes Streamlit send the browser the label in the new language."""
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 import streamlit as st
 
@@ -26,9 +34,10 @@ def choose(default: Language) -> Language:
     return current_language()
 
 
-def switch(default: Language) -> None:
+def switch(default: Language, *, labelled: Iterable[str] = ()) -> None:
     """The English / 한국어 switch in the sidebar. Picking a language reruns the page in it
-    and writes lang= into the URL (left out when it is `default`, so links stay short)."""
+    and writes lang= into the URL (left out when it is `default`, so links stay short).
+    `labelled` are the keys of widgets whose choices are labelled in the language."""
     language = current_language()
     if st.session_state.get(SWITCH_KEY) != language:  # a new session, or one just signed out
         st.session_state[SWITCH_KEY] = language
@@ -39,16 +48,19 @@ def switch(default: Language) -> None:
         key=SWITCH_KEY,
         horizontal=True,
         on_change=_switched,
-        args=(default,),
+        args=(default, tuple(labelled)),
         label_visibility="collapsed",
     )
 
 
-def _switched(default: Language) -> None:
+def _switched(default: Language, labelled: tuple[str, ...]) -> None:
     chosen = st.session_state.get(SWITCH_KEY)
     if chosen not in LANGUAGES:
         return
     st.session_state[LANGUAGE_KEY] = chosen
+    for key in labelled:
+        if key in st.session_state:  # read back through the old labels, still the widget's own
+            st.session_state[key] = st.session_state[key]
     if chosen == default:
         if "lang" in st.query_params:
             del st.query_params["lang"]

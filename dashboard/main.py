@@ -33,7 +33,9 @@ def main() -> None:
     # the configuration; then the sidebar's switch (signed in or not) changes it.
     language.choose(config.dashboard.language)
     st.set_page_config(page_title=t("title"), page_icon=":material/monitoring:", layout="wide")
-    language.switch(config.dashboard.language)
+    # the widgets whose choices are labelled in the language: a switch relabels them
+    labelled = (panels.WIDGETS["range"], panels.WIDGETS["by"])
+    language.switch(config.dashboard.language, labelled=labelled)
     store = demo_mode.store_to_show(config)
     base = reader(store, config.dashboard.timezone)
     demo = demo_mode.banner(store)
