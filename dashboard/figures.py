@@ -376,34 +376,39 @@ def _side_by_side(titles: list[str], maxima: list[float], gap: float = 0.04) -> 
 
 
 @shared
-def user_bars(users: pd.DataFrame, by: str, highlight: str | None = None) -> go.Figure:
+def user_bars(
+    users: pd.DataFrame, by: str, highlight: str | None = None, *, shares_only: bool = False
+) -> go.Figure:
     """One horizontal bar per user, largest on top, labelled with the user's share; a
     click selects the bar's user (customdata). One trace, per-bar colours, so that the
-    highlight recolours bars without reordering them."""
-    column = _column(by)
+    highlight recolours bars without reordering them. `shares_only`: the bars are the
+    shares (a student's anonymous peers carry no amounts)."""
+    column = _share(by) if shares_only else _column(by)
     if users.empty or not users[column].sum():
         return _empty()
-    ordered = users.set_index("user").loc[list(reversed(user_order(users, by)))].reset_index()
+    ordered = users.set_index("user").loc[list(reversed(user_order(users, by, column)))].reset_index()
     share = ordered[f"{_share(by)}"]
     names = ordered["user"].tolist()
     colors = [ACCENT if user == highlight else (BASE if highlight is None else _dim(BASE)) for user in names]
-    value_text = [fmt.usd(v) if by == "spend" else fmt.compact(v) for v in ordered[column]]
+    if shares_only:
+        texts = [fmt.percent(s, digits=0) for s in share]
+        hover = t(f"measure.{by}") + ": %{x:.0%}"
+    else:
+        value_text = [fmt.usd(v) if by == "spend" else fmt.compact(v) for v in ordered[column]]
+        texts = [f"{v} · {fmt.percent(s)}" for v, s in zip(value_text, share, strict=True)]
+        hover = t("measure.spend") + ": $%{x:,.4f}" if by == "spend" else t(f"measure.{by}") + ": %{x:,}"
     bars = {
         "type": "bar",
         "y": names,
         "x": _values(ordered[column]),
         "orientation": "h",
         "marker": {"color": colors},
-        "text": [f"{v} · {fmt.percent(s)}" for v, s in zip(value_text, share, strict=True)],
+        "text": texts,
         "textposition": "outside",
         "cliponaxis": False,
         "customdata": names,  # the real identity: what a click selects (panels.toggled_highlight)
         "hovertext": [html(name) for name in names],
-        "hovertemplate": (
-            "%{hovertext}<br>"
-            + (t("measure.spend") + ": $%{x:,.4f}" if by == "spend" else t(f"measure.{by}") + ": %{x:,}")
-            + "<extra></extra>"
-        ),
+        "hovertemplate": "%{hovertext}<br>" + hover + "<extra></extra>",
     }
     layout = {
         "xaxis": {
@@ -418,11 +423,10 @@ def user_bars(users: pd.DataFrame, by: str, highlight: str | None = None) -> go.
 
 
 @shared
-def user_order(users: pd.DataFrame, by: str) -> list[str]:
+def user_order(users: pd.DataFrame, by: str, column: str | None = None) -> list[str]:
     """The users as their bars stand, top to bottom: most first, ties by name. The
     user-by-client grid lists them the same way."""
-    column = _column(by)
-    ordered = users.sort_values([column, "user"], ascending=[False, True])
+    ordered = users.sort_values([column or _column(by), "user"], ascending=[False, True])
     return [str(user) for user in ordered["user"]]
 
 

@@ -386,8 +386,9 @@ def _peers_chart(config: Config, reader: Any, page: Page) -> None:
     """Reruns alone when its measure is switched."""
     mode = config.dashboard.peers
     by = _measure_control(config)
-    peers = reader.peers(page.filters, named=mode == "named")
-    st.plotly_chart(figures.user_bars(_peer_names(peers, mode), by, t("peers.you")), key="peers_chart")
+    peers = reader.peers(page.filters, named=mode == "named", by=by)
+    figure = figures.user_bars(_peer_names(peers, mode), by, t("peers.you"), shares_only=mode == "anonymous")
+    st.plotly_chart(figure, key="peers_chart")
 
 
 def _peer_names(peers: pd.DataFrame, mode: str) -> pd.DataFrame:

@@ -44,10 +44,11 @@ class ScopedReader:
     def resolve(self, filters: Filters) -> Filters:
         return self._scoped(self._reader.resolve(self._scoped(filters)))
 
-    def peers(self, filters: Filters, *, named: bool) -> pd.DataFrame:
-        """Everyone's totals for the comparison bars, the session's own as "You"."""
+    def peers(self, filters: Filters, *, named: bool, by: str = "requests") -> pd.DataFrame:
+        """The students' totals for the comparison bars, the session's own as "You" (see
+        peers.sql for what an anonymous peer shows: a letter and a rounded share)."""
         everyone = replace(filters, users=(), only_keys=None)
-        return self._reader.run("peers", everyone, own_keys=list(self.keys or ()), named=named)
+        return self._reader.run("peers", everyone, own_keys=list(self.keys or ()), named=named, by=by)
 
     def _scoped(self, filters: Filters | None) -> Filters:
         return replace(filters or Filters(), only_keys=self.keys)

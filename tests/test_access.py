@@ -15,8 +15,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dashboard import auth, signin
+from etl.config import Config
 from etl.load import write_snapshot
-from etl.store import KEYS_FILE
+from etl.run import ingest_rows
+from etl.store import KEYS_FILE, USERS_FILE, USERS_SCHEMA
 from queries.filters import Filters
 from queries.pages import OVERVIEW_QUERIES
 from queries.runner import StoreReader, reader
@@ -284,7 +286,7 @@ def test_a_request_labelled_with_a_classmates_name_does_not_merge_with_theirs(tm
     rows = storeview.requests(store).to_pylist()
     assert any(r["request_id"] == "spoof" and r["user"] == "bob" for r in rows)  # labelled bob
     alice_keys = (known_store.key_of("alice"), known_store.key_of("alice-2"))
-    peers = ScopedReader(StoreReader(store), alice_keys).peers(Filters(tz="UTC"), named=False)
+    peers = ScopedReader(StoreReader(store), alice_keys).peers(Filters(tz="UTC"), named=True)
     you = peers[peers["is_you"]]
     alices = sum(r["api_key_hash"] in alice_keys for r in rows)
     assert len(you) == 1 and int(you["requests"].iloc[0]) == alices
@@ -316,3 +318,29 @@ def test_a_key_close_to_its_budget_is_marked_alike_for_the_student_and_the_profe
     alice = sign_in(app(store, monkeypatch, password_hash, **SEOUL_NOV_21), key="sk-alice")
     assert ":green-badge[within budget]" in [m.value for m in alice.markdown]
     assert not any("orange-badge" in m.value for m in alice.markdown)
+
+
+def test_anonymous_peers_are_letters_and_rounded_shares_among_students_only(tmp_path: Path) -> None:
+    """What a student may learn of the others (README, "Who sees what"): no name, no
+    amount, a share rounded to a whole percent; letters follow the measure the bars show;
+    staff (LiteLLM's proxy_admin users, the professor) are not among the students."""
+    store = known_store.build(tmp_path / "store")
+    start = dt.datetime(2026, 11, 20, 15, 0)  # KST Nov 21, 00:00
+    carol = {"duration_ms": 10, "spend": 5.0, "usage": (1, 0, 1, 0)}
+    extra = [known_store.request("llamacpp_non_streamed", "carol", start, **carol) for _ in range(2)]
+    ingest_rows(Config(store=store, nodes=known_store.NODES), extra)
+    dave = ScopedReader(StoreReader(store), (known_store.key_of("dave"),))
+    everyone = Filters(start=known_store.KST_NOV_21.start, end=known_store.KST_NOV_21.end, tz="UTC")
+    by_requests = dave.peers(everyone, named=False, by="requests").set_index("user")
+    by_spend = dave.peers(everyone, named=False, by="spend").set_index("user")
+    assert by_requests[["requests", "total_tokens", "spend_usd"]].isna().all().all()  # no amounts
+    assert all(round(s, 2) == s for s in by_requests["requests_share"])
+    # carol made 2 requests ($10), alice 1 ($0.02), bob 2 ($0.0003): A, B, C follow the measure
+    assert list(by_spend.index) == ["Student A", "Student B", "Student C"]
+    assert by_spend.loc["Student A", "spend_share"] == pytest.approx(1.0, abs=0.01)
+    assert by_requests.loc["Student C", "requests_share"] == pytest.approx(0.2)
+    users = known_store.users_table().to_pylist()
+    staff = dict.fromkeys(users[0]) | {"user_id": "carol", "user_role": "proxy_admin"}
+    write_snapshot(store / USERS_FILE, pa.Table.from_pylist([*users, staff], schema=USERS_SCHEMA))
+    fresh = ScopedReader(StoreReader(store), (known_store.key_of("dave"),))
+    assert len(fresh.peers(everyone, named=False, by="spend")) == 2  # the professor is not a student

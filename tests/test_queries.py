@@ -229,7 +229,7 @@ def test_a_student_scope_restricts_every_query(reader: StoreReader) -> None:
 EXAMPLE_PARAMS: dict[str, dict[str, Any]] = {
     "key_lookup": {"key_hash": "0" * 64},
     "student_keys": {"user_id": "alice"},
-    "peers": {"own_keys": [], "named": False},
+    "peers": {"own_keys": [], "named": False, "by": "requests"},
     "etl_health": {"now": dt.datetime(2026, 11, 22, tzinfo=dt.UTC)},
     "etl_runs": {"limit": 50},
 }

@@ -44,7 +44,7 @@ PERCENTILES = {m.name for m in METRICS if m.per_request}
 PARAMS: dict[str, dict[str, Any]] = {
     "key_lookup": {"key_hash": "0" * 64},
     "student_keys": {"user_id": "minji.park"},
-    "peers": {"own_keys": [], "named": True},
+    "peers": {"own_keys": [], "named": True, "by": "spend"},
 }
 
 
