@@ -58,9 +58,14 @@ class ViewState:
             end = dt.datetime.combine(self.end_day + dt.timedelta(days=1), dt.time(), zone).astimezone(dt.UTC)
         else:
             end = _ceil_slot(now)
+            local = now.astimezone(zone)
             if self.range == "month":
-                local = now.astimezone(zone)
                 start = dt.datetime(local.year, local.month, 1, tzinfo=zone).astimezone(dt.UTC)
+            elif self.range in ("7d", "30d"):
+                # whole local days, today the last of them (so far): "Last 7 days" draws 7
+                # day bars, not a sliver of an eighth day at its start
+                first = local.date() - (SPANS[self.range] - dt.timedelta(days=1))
+                start = dt.datetime.combine(first, dt.time(), zone).astimezone(dt.UTC)
             else:
                 start = end - SPANS.get(self.range, SPANS["7d"])
         return Filters(

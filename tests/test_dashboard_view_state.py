@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
 from dashboard.strings import use_language
-from dashboard.view_state import ViewState, parse, parse_language, to_params
+from dashboard.view_state import RangeKey, ViewState, parse, parse_language, to_params
 
 KNOWN = {"user": ["kim", "lee"], "model": ["gpt-oss-120b"], "node": ["blackwell"], "client": ["OpenCode"]}
 NOW = dt.datetime(2026, 12, 3, 9, 7, 30, tzinfo=dt.UTC)
@@ -66,6 +68,17 @@ def test_rolling_ranges_end_on_the_next_quarter_hour() -> None:
     assert filters.bucket_size == "hour"
 
 
+@pytest.mark.parametrize(("key", "days"), [("7d", 7), ("30d", 30)])
+def test_day_ranges_are_whole_local_days_with_today_the_last(key: RangeKey, days: int) -> None:
+    """ "Last 7 days" is 7 day buckets: from local midnight six days ago to now; it drew an
+    eighth, near-empty one at its start."""
+    filters = ViewState(range=key, tz="Asia/Seoul").filters(NOW)  # Dec 3, 18:0x KST
+    first = dt.date(2026, 12, 3) - dt.timedelta(days=days - 1)
+    assert filters.start == dt.datetime.combine(first, dt.time(), ZoneInfo("Asia/Seoul")).astimezone(dt.UTC)
+    assert filters.end == dt.datetime(2026, 12, 3, 9, 15, tzinfo=dt.UTC)
+    assert filters.bucket_size == "day"
+
+
 def test_a_custom_range_is_whole_local_days() -> None:
     state, _ = parse(
         {"range": ["custom"], "from": ["2026-11-21"], "to": ["2026-11-22"]},
@@ -112,3 +125,13 @@ def test_notices_are_in_the_sessions_language() -> None:
         "range='forever'은(는) 24h, 7d, 30d, month, custom 중 하나가 아니어서 최근 7일을 보여 줍니다.",
         "데이터에 없는 user 'mallory'은(는) 무시했습니다.",
     ]
+
+
+def test_last_7_days_draws_7_day_buckets(tmp_path: Path) -> None:
+    from queries.runner import StoreReader
+    from tests import known_store
+
+    reader = StoreReader(known_store.build(tmp_path / "store"), share_results=False)
+    buckets = reader.run("by_bucket", ViewState(range="7d", tz="Asia/Seoul").filters(NOW))["bucket"]
+    assert len(buckets) == 7
+    assert [b.day for b in buckets] == [27, 28, 29, 30, 1, 2, 3]
