@@ -37,6 +37,18 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 ARTIFACTS = REPO / "test-artifacts"
+# Logs of servers stopped without an error, until their test's outcome is known: a green
+# run leaves no artifacts, a failed test keeps its log beside its screenshot. A log whose
+# `with` block raised is kept at once. tests/conftest.py settles them after each test.
+stopped_logs: list[Path] = []
+
+
+def settle_logs(*, failed: bool) -> None:
+    """Delete the logs of the servers a passed test stopped; keep a failed test's."""
+    if not failed:
+        for log in stopped_logs:
+            log.unlink(missing_ok=True)
+    stopped_logs.clear()
 
 
 def free_port() -> int:
@@ -76,9 +88,11 @@ def known_store_server(tmp_path: Path, password: str) -> Iterator[str]:
 @contextmanager
 def serve(command: list[str], env: dict[str, str], port: int, start_s: float = 60) -> Iterator[str]:
     """Run `command` (which serves the app on `port`) until the health endpoint answers;
-    yields the URL and stops the command and everything it started."""
+    yields the URL and stops the command and everything it started. Its output goes to
+    test-artifacts/streamlit-<port>.log (see `stopped_logs` for when it is deleted)."""
     log = ARTIFACTS / f"streamlit-{port}.log"
     ARTIFACTS.mkdir(exist_ok=True)
+    clean = False
     with log.open("w") as out:
         proc = subprocess.Popen(
             command,
@@ -102,6 +116,7 @@ def serve(command: list[str], env: dict[str, str], port: int, start_s: float = 6
                     pytest.fail(f"{' '.join(command)} did not serve; its log:\n{log.read_text()}")
                 time.sleep(0.3)
             yield url
+            clean = True
         finally:
             os.killpg(proc.pid, signal.SIGTERM)
             try:
@@ -109,6 +124,8 @@ def serve(command: list[str], env: dict[str, str], port: int, start_s: float = 6
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
+    if clean:
+        stopped_logs.append(log)
 
 
 @contextmanager

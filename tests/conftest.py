@@ -2,14 +2,29 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 
 import psycopg
 import pytest
 
-from tests import litellm_db
+from tests import browser, litellm_db
 from tests.litellm_db import LiteLLMDatabase
+
+FAILED = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """Once a test is over (its fixtures torn down, so its servers stopped), its server
+    logs go if it passed and stay, beside its screenshot, if any phase of it failed."""
+    report = yield
+    item.stash[FAILED] = item.stash.get(FAILED, False) or report.failed
+    if report.when == "teardown":
+        browser.settle_logs(failed=item.stash[FAILED])
+    return report
 
 
 @pytest.fixture(scope="session")
