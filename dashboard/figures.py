@@ -23,6 +23,7 @@ from dashboard import format as fmt
 from dashboard.memo import shared
 from dashboard.strings import plain, t
 from dashboard.untrusted import html, label
+from queries.metrics import Unit
 
 ACCENT = "#7C5CFF"
 BASE = "#5B8DEF"
@@ -191,10 +192,11 @@ def _stacked_over_time(
     ]
     if dim and mine is not None:
         traces.append(_accent_line(mine, total, who or "", mine_hover))
+    tallest = max(series[total].max(), mine[total].max() if dim and mine is not None else 0)
     layout = {
         "barmode": "stack",
         "hovermode": "x unified",
-        "yaxis": {"title": {"text": axis}},
+        "yaxis": _value_axis(tallest, "tokens" if total == "total_tokens" else "count", axis),
         "xaxis": _date_axis(series["bucket"]),
     }
     return _figure(traces, layout)
@@ -254,7 +256,9 @@ def cache_trend(series: pd.DataFrame, mine: pd.DataFrame | None = None, who: str
     layout = {
         "hovermode": "x unified",
         "xaxis": {"domain": [0, 0.94], **_date_axis(series["bucket"])},
-        "yaxis": {"title": {"text": t("axis.tokens")}},
+        "yaxis": _value_axis(
+            (series["cached_tokens"] + series["uncached_prompt_tokens"]).max(), "tokens", t("axis.tokens")
+        ),
         "yaxis2": {
             "overlaying": "y",
             "side": "right",
@@ -494,22 +498,52 @@ def _accent_line(mine: pd.DataFrame, column: str, who: str, hover: str) -> dict[
     }
 
 
+DAY_MS = 86_400_000
+
+
 def _date_axis(buckets: pd.Series) -> dict[str, Any]:
-    """The time axis's dates in the session's language: in Korean "12월 3일", 24-hour
-    "3일 15:00" below a day, "2026년 12월 3일 15:00" in the hover. English keeps Plotly's
-    own labels (its catalogue entries are empty)."""
-    if not t("axis.date.day"):
-        return {}
-    day_ms = 86_400_000
+    """The time axis's dates in the session's language: "Dec 3" (Korean "12월 3일"), 24-hour
+    "15:00" below a day, "2026년 12월 3일 15:00" in the hover. Daily buckets over a few
+    days get one tick a day: Plotly would tick every 12 hours, "00:00" under each day."""
+    day_ms = DAY_MS
     stops = [
-        {"dtickrange": [None, day_ms], "value": t("axis.date.hour")},
+        # Plotly takes the first stop whose range holds the tick step, ends included: a
+        # step of one day must not fall in the hours' stop ("3일 00:00")
+        {"dtickrange": [None, day_ms - 1], "value": t("axis.date.hour")},
         {"dtickrange": [day_ms, "M1"], "value": t("axis.date.day")},
         {"dtickrange": ["M1", "M12"], "value": t("axis.date.month")},
         {"dtickrange": ["M12", None], "value": t("axis.date.year")},
     ]
     times = pd.to_datetime(buckets)
     daily = len(times) > 1 and bool(((times.dt.hour == 0) & (times.dt.minute == 0)).all())
-    return {"tickformatstops": stops, "hoverformat": t("axis.date.hover_day" if daily else "axis.date.hover")}
+    axis: dict[str, Any] = {
+        "tickformatstops": stops,
+        "hoverformat": t("axis.date.hover_day" if daily else "axis.date.hover"),
+    }
+    if daily and times.nunique() <= DAILY_TICKS:
+        axis["dtick"] = day_ms
+    return axis
+
+
+DAILY_TICKS = 10  # up to this many days, a tick each; beyond, Plotly's spacing is a day or more
+
+
+def _value_axis(top: Any, unit: Unit, title: str) -> dict[str, Any]:
+    """A value axis from 0 with its title and the page's own tick labels (format.ticks):
+    whole numbers on a count axis, 만/억 in Korean, seconds above 1,000 ms."""
+    values, texts = fmt.ticks(top, unit)
+    return {
+        "title": {"text": title},
+        "tickmode": "array",
+        "tickvals": values,
+        "ticktext": texts,
+        "range": [0, values[-1] * 1.04],
+    }
+
+
+def _unit(column: str) -> Unit:
+    """A node line's unit, by the column's name (queries name them so)."""
+    return "ms" if column.endswith("_ms") else "tokens_per_s" if "_tps" in column else "count"
 
 
 def _hover_number(measure: str, field: str) -> str:
@@ -558,10 +592,14 @@ def node_lines(
     hover: str = "%{y:,.1f}",
 ) -> go.Figure:
     """One line per GPU node of `column` over `x`; the highlighted user's own values on
-    each node as accent dots."""
+    each node as accent dots. A `_ms` column's hover is written by format.py (11.7 s), not
+    by `hover`."""
     if frame.empty or frame[column].dropna().empty:
         return _empty()
     colors = node_colors(frame["node"].tolist())
+    unit = _unit(column)
+    if unit == "ms":  # 11.7 s, as the cards and tables write it; Plotly's d3 formats cannot
+        hover = "%{hovertext}"
     traces: list[dict[str, Any]] = [
         {
             "type": "scatter",
@@ -572,6 +610,7 @@ def node_lines(
             "line": {"color": colors[str(node)], "width": 2},
             "marker": {"size": 5},
             "opacity": DIMMED + 0.3 if who is not None else 1.0,
+            "hovertext": [fmt.duration_ms(v) for v in rows[column]] if unit == "ms" else None,
             "hovertemplate": hover + "<extra>%{fullData.name}</extra>",
         }
         for node, rows in frame.groupby("node", sort=True)
@@ -586,13 +625,20 @@ def node_lines(
                 "mode": "markers",
                 "marker": {"color": ACCENT, "size": 10, "symbol": "diamond"},
                 "customdata": [html(node) for node in mine["node"]],
+                "hovertext": [fmt.duration_ms(v) for v in mine[column]] if unit == "ms" else None,
                 "hovertemplate": hover + " (%{customdata})<extra>%{fullData.name}</extra>",
             }
         )
+    shown = [frame] + ([mine] if who is not None and mine is not None and not mine.empty else [])
+    tallest = max(part[column].max() for part in shown)
     layout = {
         "hovermode": "closest",
-        "yaxis": {"title": {"text": axis}, "rangemode": "tozero"},
-        "xaxis": _date_axis(frame[x]) if x == "bucket" else {},
+        "yaxis": _value_axis(tallest, unit, axis),
+        "xaxis": (
+            _date_axis(frame[x])
+            if x == "bucket"
+            else _value_axis(max(part[x].max() for part in shown), "count", t(f"axis.{x}"))
+        ),
     }
     return _figure(traces, layout)
 
@@ -622,7 +668,7 @@ def failures_over_time(failures: pd.DataFrame) -> go.Figure:
     layout = {
         "barmode": "stack",
         "hovermode": "closest",
-        "yaxis": {"title": {"text": t("axis.failures")}},
+        "yaxis": _value_axis(failures.groupby("bucket")["failures"].sum().max(), "count", t("axis.failures")),
         "xaxis": _date_axis(failures["bucket"]),
     }
     return _figure(traces, layout)

@@ -177,6 +177,27 @@ def seconds(value: Any) -> str:
     return MISSING if missing(value) else duration_ms(float(value) * 1000)
 
 
+def ticks(top: Any, unit: Unit = "count", *, most: int = 5) -> tuple[list[float], list[str]]:
+    """An axis's ticks from 0 to `top`, at most `most` steps of a round size (1, 2 or 5
+    times a power of ten; whole numbers for counts, so no 0.5 request), labelled as the
+    page writes the unit: 20k and 1.2M (Korean 2만 and 120만), 840 ms and 1.5 s.
+    Plotly's own labels can write neither 만/억 nor seconds above 1,000 ms."""
+    top = 1.0 if missing(top) or float(top) <= 0 else float(top)
+    magnitude = 10.0 ** math.floor(math.log10(top / most))
+    step = next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude * most >= top)
+    if unit in ("count", "tokens"):
+        step = max(step, 1.0)
+    values = [round(i * step, 9) for i in range(math.ceil(top / step - 1e-9) + 1)]
+    return values, [_tick(value, unit) for value in values]
+
+
+def _tick(value: float, unit: Unit) -> str:
+    if value == 0:
+        return "0"
+    text = duration_ms(value) if unit == "ms" else _compact(value)
+    return re.sub(r"\.0(?=[^\d.,]*$)", "", text)  # 2k, 1억, 5 s: not 2.0k, 1.0억, 5.0 s
+
+
 @dataclass(frozen=True)
 class Change:
     """A card's delta: its text, and whether it gets an arrow (a change that rounds to

@@ -97,7 +97,6 @@ def render(config: Config, reader: Reader, state: ViewState) -> None:
             mine.get("latency_by_concurrency"),
             who,
             x="in_flight",
-            hover=plain("unit.ms", value="%{y:,.0f}"),
         )
         st.plotly_chart(figure, key="saturation")
     left, right = st.columns(2)
@@ -109,6 +108,7 @@ def render(config: Config, reader: Reader, state: ViewState) -> None:
             t("axis.tps"),
             mine.get("node_speed_by_bucket"),
             who,
+            hover=plain("unit.tok_s", value="%{y:,.1f}"),  # as format.rate writes it
         )
         st.plotly_chart(figure, key="speed")
     with right, st.container(border=True):
@@ -119,7 +119,6 @@ def render(config: Config, reader: Reader, state: ViewState) -> None:
             t("axis.ttft"),
             mine.get("node_speed_by_bucket"),
             who,
-            hover=plain("unit.ms", value="%{y:,.0f}"),
         )
         st.plotly_chart(figure, key="ttft")
     with st.container(border=True):

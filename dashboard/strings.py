@@ -219,8 +219,8 @@ EN: dict[str, str] = {
     "nodes.mine": "{who}'s requests",
     "axis.in_flight": "Requests in flight",
     "axis.tps": "Tokens/s",
-    "axis.ttft": "Milliseconds",
-    "axis.latency": "Milliseconds",
+    "axis.ttft": "Time to first token",
+    "axis.latency": "Latency",
     "axis.failures": "Failed requests",
     "col.node": "Node",
     "col.model": "Model",
@@ -279,13 +279,13 @@ EN: dict[str, str] = {
     "hover.requests": "{value} requests",
     "hover.failures_on": "{value} on {node}",
     "failures.unknown": "unknown",
-    # Plotly date axes (d3 time formats); empty: Plotly's own English labels
-    "axis.date.hour": "",
-    "axis.date.day": "",
-    "axis.date.month": "",
-    "axis.date.year": "",
-    "axis.date.hover": "",
-    "axis.date.hover_day": "",
+    # Plotly date axes (d3 time formats): month and day, the hour only below a day
+    "axis.date.hour": "%H:%M<br>%b %-d",
+    "axis.date.day": "%b %-d",
+    "axis.date.month": "%b %Y",
+    "axis.date.year": "%Y",
+    "axis.date.hover": "%b %-d, %Y %H:%M",
+    "axis.date.hover_day": "%b %-d, %Y",
     # peers as the store names them for a student: "You", "Student A"
     "peers.student": "Student {letter}",
     # what a link asked for that cannot be shown (dashboard/view_state.py)

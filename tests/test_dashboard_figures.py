@@ -211,7 +211,8 @@ def test_in_korean_the_names_hover_texts_and_date_axes_are_korean(
     data: dict[str, pd.DataFrame], bob: dict[str, pd.DataFrame]
 ) -> None:
     english = figures.tokens_over_time(data["by_bucket"])
-    assert english.layout.xaxis.tickformatstops == () and english.layout.xaxis.hoverformat is None
+    english_stops = {tuple(s["dtickrange"]): s["value"] for s in english.layout.xaxis.tickformatstops}
+    assert english_stops[(86_400_000, "M1")] == "%b %-d"  # Dec 3: month and day, no 00:00
     with use_language("ko"):
         fig = figures.tokens_over_time(data["by_bucket"], bob["by_bucket"], "bob")
         requests = figures.requests_over_time(data["by_bucket"])
@@ -222,7 +223,7 @@ def test_in_korean_the_names_hover_texts_and_date_axes_are_korean(
     assert kinds[0].hovertemplate == "%{y:,} 토큰<extra>%{fullData.name}</extra>"
     assert line.hovertemplate == "%{y:,} 토큰<extra>%{fullData.name}</extra>" and line.name == "bob"
     stops = {tuple(s.dtickrange): s.value for s in fig.layout.xaxis.tickformatstops}
-    assert stops[(86_400_000, "M1")] == "%-m월 %-d일" and stops[(None, 86_400_000)] == "%-d일 %H:%M"
+    assert stops[(86_400_000, "M1")] == "%-m월 %-d일" and stops[(None, 86_399_999)] == "%-d일 %H:%M"
     assert fig.layout.xaxis.hoverformat == "%Y년 %-m월 %-d일 %H:%M"  # hourly buckets
     assert fig.layout.yaxis.title.text == "토큰"
     assert [t.name for t in traces(requests)] == ["성공", "실패"]
@@ -417,3 +418,88 @@ def test_the_cache_hit_rate_line_stands_out_on_both_themes(data: dict[str, pd.Da
     for background in ("#FFFFFF", "#0E1117"):
         light, dark = sorted((_luminance(colour), _luminance(background)), reverse=True)
         assert (light + 0.05) / (dark + 0.05) >= 3, (colour, background)
+
+
+# --- axes: one way to write each kind of number ---------------------------------------------
+
+
+def _failures(days: int, per_day: int = 1) -> pd.DataFrame:
+    buckets = pd.date_range("2026-11-20", periods=days, freq="D")
+    return pd.DataFrame(
+        {"bucket": buckets, "node": "l40-a", "error_class": "InternalServerError", "failures": per_day}
+    )
+
+
+def _in_flight(peak: int) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "bucket": pd.date_range("2026-11-20", periods=4, freq="15min"),
+            "node": "l40-a",
+            "peak_in_flight": [1, peak, 2, 1],
+            "in_flight": [1, 2, 3, peak],
+            "latency_p50_ms": [840.0, 2_400.0, 11_695.0, 6_000.0],
+        }
+    )
+
+
+@pytest.mark.parametrize("peak", [1, 2, 3, 7, 13])
+def test_count_axes_tick_whole_numbers_only(peak: int) -> None:
+    """Requests in flight and failed requests: no tick at 0.5 or 1.5 of a request."""
+    for fig in (
+        figures.node_lines(_in_flight(peak), "peak_in_flight", "Requests in flight"),
+        figures.failures_over_time(_failures(3, per_day=peak)),
+    ):
+        axis = valid(fig).layout.yaxis
+        assert axis.tickmode == "array" and axis.title.text, axis
+        assert all(float(v).is_integer() for v in axis.tickvals), axis.tickvals
+        assert len(axis.tickvals) >= 2 and max(axis.tickvals) >= peak
+        assert list(axis.ticktext) == [f"{v:,.0f}" for v in axis.tickvals]
+
+
+def test_the_latency_axis_reads_seconds_and_its_x_axis_has_a_title() -> None:
+    fig = valid(figures.node_lines(_in_flight(4), "latency_p50_ms", "Latency", x="in_flight"))
+    assert list(fig.layout.yaxis.ticktext) == ["0", "5 s", "10 s", "15 s"]
+    assert fig.layout.xaxis.title.text == "Requests in flight"
+    assert all(float(v).is_integer() for v in fig.layout.xaxis.tickvals)
+    assert list(fig.data[0].hovertext) == ["840 ms", "2.4 s", "11.7 s", "6.0 s"]  # as the tables
+    with use_language("ko"):
+        korean = valid(figures.node_lines(_in_flight(4), "latency_p50_ms", "지연 시간", x="in_flight"))
+    assert list(korean.layout.yaxis.ticktext) == ["0", "5초", "10초", "15초"]
+    assert korean.layout.xaxis.title.text == "처리 중인 요청"
+
+
+def test_korean_token_axes_count_in_man_as_the_cards_do() -> None:
+    series = pd.DataFrame(
+        {
+            "bucket": pd.date_range("2026-11-20", periods=3, freq="D"),
+            **{kind: [10_000, 0, 5_000] for kind in figures.KINDS},
+            "total_tokens": [40_000, 0, 20_000],
+        }
+    )
+    english = valid(figures.tokens_over_time(series)).layout.yaxis
+    assert list(english.ticktext) == ["0", "10k", "20k", "30k", "40k"]
+    with use_language("ko"):
+        korean = valid(figures.tokens_over_time(series)).layout.yaxis
+    assert list(korean.ticktext) == ["0", "1만", "2만", "3만", "4만"] and korean.title.text == "토큰"
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+@pytest.mark.parametrize("days", [2, 3, 7])
+def test_daily_date_axes_tick_once_a_day_with_month_and_day(language: Language, days: int) -> None:
+    """A few days of daily buckets: one tick a day, written as month and day (Plotly's own
+    step would be 12 hours, "00:00" under each day); the hours' format never for a day."""
+    with use_language(language):
+        axis = valid(figures.failures_over_time(_failures(days))).layout.xaxis
+    assert axis.dtick == 86_400_000
+    chosen = next(s.value for s in axis.tickformatstops if _holds(s.dtickrange, axis.dtick))
+    assert chosen == {"en": "%b %-d", "ko": "%-m월 %-d일"}[language]
+    assert "%H" not in chosen and "%H" not in axis.hoverformat
+
+
+def _holds(dtickrange: Any, dtick: int) -> bool:
+    """Whether a tickformatstop applies to `dtick` as Plotly decides it: the first whose
+    range holds it, both ends included (None: open)."""
+    low, high = dtickrange
+    number = {"M1": 30 * 86_400_000, "M12": 365 * 86_400_000}
+    low, high = number.get(low, low), number.get(high, high)
+    return (low is None or low <= dtick) and (high is None or dtick <= high)

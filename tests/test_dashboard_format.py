@@ -11,6 +11,7 @@ import pytest
 
 from dashboard import format as fmt
 from dashboard.strings import use_language
+from queries.metrics import Unit
 
 
 @pytest.mark.parametrize(
@@ -201,3 +202,27 @@ def test_table_cells_write_each_kind_once(lang: Literal["en", "ko"]) -> None:
         for nothing in (None, math.nan, float("nan")):
             assert {fmt.count(nothing), fmt.exact(nothing, "ms"), fmt.seconds(nothing)} == {fmt.MISSING}
     assert fmt.MISSING == "—"
+
+
+@pytest.mark.parametrize(
+    ("top", "unit", "lang", "texts"),
+    [
+        (3, "count", "en", ["0", "1", "2", "3"]),  # whole requests: no 0.5
+        (0.4, "count", "en", ["0", "1"]),
+        (None, "count", "en", ["0", "1"]),
+        (13, "count", "ko", ["0", "5", "10", "15"]),
+        (30_692, "tokens", "en", ["0", "10k", "20k", "30k", "40k"]),
+        (30_692, "tokens", "ko", ["0", "1만", "2만", "3만", "4만"]),
+        (2.6e8, "tokens", "ko", ["0", "1억", "2억", "3억"]),
+        (11_695, "ms", "en", ["0", "5 s", "10 s", "15 s"]),
+        (11_695, "ms", "ko", ["0", "5초", "10초", "15초"]),
+        (840, "ms", "en", ["0", "200 ms", "400 ms", "600 ms", "800 ms", "1 s"]),
+    ],
+)
+def test_axis_ticks_write_units_as_the_cards(
+    top: float | None, unit: Unit, lang: Literal["en", "ko"], texts: list[str]
+) -> None:
+    with use_language(lang):
+        values, labels = fmt.ticks(top, unit)
+    assert labels == texts
+    assert values[0] == 0 and values[-1] >= (top or 0) and len(values) == len(labels)
