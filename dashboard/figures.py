@@ -236,7 +236,8 @@ def cache_trend(series: pd.DataFrame, mine: pd.DataFrame | None = None, who: str
                 "width": 2,
                 "dash": "dot" if dim else "solid",
             },
-            "hovertemplate": "%{y:.1%}<extra>%{fullData.name}</extra>",
+            "hovertext": [fmt.percent(v) for v in series["cache_hit_rate"]],
+            "hovertemplate": "%{hovertext}<extra>%{fullData.name}</extra>",
             "yaxis": "y2",
         }
     )
@@ -249,7 +250,8 @@ def cache_trend(series: pd.DataFrame, mine: pd.DataFrame | None = None, who: str
                 "name": f"{t('series.cache_hit_rate')} ({label(who)})",
                 "mode": "lines+markers",
                 "line": {"color": ACCENT, "width": 3},
-                "hovertemplate": "%{y:.1%}<extra>%{fullData.name}</extra>",
+                "hovertext": [fmt.percent(v) for v in mine["cache_hit_rate"]],
+                "hovertemplate": "%{hovertext}<extra>%{fullData.name}</extra>",
                 "yaxis": "y2",
             }
         )
@@ -263,9 +265,10 @@ def cache_trend(series: pd.DataFrame, mine: pd.DataFrame | None = None, who: str
             "overlaying": "y",
             "side": "right",
             "title": {"text": t("series.cache_hit_rate")},
-            "tickformat": ".0%",
+            "tickmode": "array",
+            "tickvals": RATE_TICKS,
+            "ticktext": [fmt.percent(v, digits=0) for v in RATE_TICKS],  # 25 % as the cards write it
             "range": [0, 1],
-            "dtick": 0.25,
             "showgrid": False,
         },
     }
@@ -312,10 +315,11 @@ def share_bars(
                     "marker": {"color": ACCENT},
                     "showlegend": col == 1,
                     "legendgroup": "who",
-                    "hovertext": names,
-                    "hovertemplate": "%{hovertext}: "
-                    + _hover_number(measure, "x")
-                    + "<extra>%{fullData.name}</extra>",
+                    "hovertext": [
+                        f"{name}: {_hover_value(measure, v)}"
+                        for name, v in zip(names, part[column], strict=True)
+                    ],
+                    "hovertemplate": "%{hovertext}<extra>%{fullData.name}</extra>",
                 }
             )
         traces.append(
@@ -331,10 +335,11 @@ def share_bars(
                 "textposition": "outside",
                 "cliponaxis": False,
                 "customdata": [[float(v), float(s)] for v, s in zip(total, shares, strict=True)],
-                "hovertext": names,
-                "hovertemplate": "%{hovertext}: "
-                + _hover_number(measure, "customdata[0]")
-                + " (%{customdata[1]:.1%})<extra></extra>",
+                "hovertext": [
+                    f"{name}: {_hover_value(measure, v)} ({fmt.percent(s)})"
+                    for name, v, s in zip(names, total, shares, strict=True)
+                ],
+                "hovertemplate": "%{hovertext}<extra></extra>",
                 "showlegend": part is not None and col == 1,
                 "legendgroup": "rest",
             }
@@ -396,11 +401,11 @@ def user_bars(
     colors = [ACCENT if user == highlight else (BASE if highlight is None else _dim(BASE)) for user in names]
     if shares_only:
         texts = [fmt.percent(s, digits=0) for s in share]
-        hover = t(f"measure.{by}") + ": %{x:.0%}"
+        hovers = texts
     else:
         value_text = [fmt.usd(v) if by == "spend" else fmt.compact(v) for v in ordered[column]]
         texts = [f"{v} · {fmt.percent(s)}" for v, s in zip(value_text, share, strict=True)]
-        hover = t("measure.spend") + ": $%{x:,.4f}" if by == "spend" else t(f"measure.{by}") + ": %{x:,}"
+        hovers = [_hover_value(by, v) for v in ordered[column]]
     bars = {
         "type": "bar",
         "y": names,
@@ -411,8 +416,10 @@ def user_bars(
         "textposition": "outside",
         "cliponaxis": False,
         "customdata": names,  # the real identity: what a click selects (panels.toggled_highlight)
-        "hovertext": [html(name) for name in names],
-        "hovertemplate": "%{hovertext}<br>" + hover + "<extra></extra>",
+        "hovertext": [
+            f"{html(name)} · {t(f'measure.{by}')}: {h}" for name, h in zip(names, hovers, strict=True)
+        ],
+        "hovertemplate": "%{hovertext}<extra></extra>",
     }
     layout = {
         "xaxis": {
@@ -499,6 +506,7 @@ def _accent_line(mine: pd.DataFrame, column: str, who: str, hover: str) -> dict[
 
 
 DAY_MS = 86_400_000
+RATE_TICKS = [0.0, 0.25, 0.5, 0.75, 1.0]
 
 
 def _date_axis(buckets: pd.Series) -> dict[str, Any]:
@@ -546,8 +554,9 @@ def _unit(column: str) -> Unit:
     return "ms" if column.endswith("_ms") else "tokens_per_s" if "_tps" in column else "count"
 
 
-def _hover_number(measure: str, field: str) -> str:
-    return f"$%{{{field}:,.4f}}" if measure == "spend" else f"%{{{field}:,}}"
+def _hover_value(measure: str, value: Any) -> str:
+    """A measure in a tooltip as the tables write it: $0.0650, 30,692."""
+    return fmt.usd(value) if measure == "spend" else fmt.count(value)
 
 
 def _column(measure: str) -> str:

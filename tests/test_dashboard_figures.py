@@ -346,10 +346,9 @@ def test_user_bars_show_names_inert_and_short_and_select_the_real_user(
     assert all(len(html.unescape(label)) <= 40 for label in axis.ticktext)  # as Plotly shows them
     twins = [label for value, label in zip(axis.tickvals, axis.ticktext, strict=True) if value in TWINS]
     assert twins == [LONG[:39] + "…"] * 2
-    assert (
-        '&lt;a href="https://evil.example/a"&gt;x&lt;/a&gt;&lt;b&gt;b&lt;/b&gt;&lt;br&gt;' in bars.hovertext
-    )
-    assert TWINS[0] in list(bars.hovertext)  # the whole name in the tooltip
+    names = [text.split(" · ")[0] for text in bars.hovertext]  # "name · Requests: 1,234"
+    assert '&lt;a href="https://evil.example/a"&gt;x&lt;/a&gt;&lt;b&gt;b&lt;/b&gt;&lt;br&gt;' in names
+    assert TWINS[0] in names  # the whole name in the tooltip
     assert "evilname" in "".join(axis.ticktext)
 
 
@@ -503,3 +502,36 @@ def _holds(dtickrange: Any, dtick: int) -> bool:
     number = {"M1": 30 * 86_400_000, "M12": 365 * 86_400_000}
     low, high = number.get(low, low), number.get(high, high)
     return (low is None or low <= dtick) and (high is None or dtick <= high)
+
+
+def test_tooltips_write_amounts_and_shares_as_the_tables() -> None:
+    """$0.0650 and 61.0 % (Korean 61.0%), not Plotly's "$0.0650" from ",.4f" next to
+    "61.0%" from ".1%": one formatter for cards, tables and tooltips."""
+    users = pd.DataFrame(
+        {
+            "user": ["alice", "bob"],
+            "spend_usd": [0.065, 2.04],
+            "spend_share": [0.0309, 0.9691],
+            "total_tokens": [30_692, 1_000],
+            "tokens_share": [0.97, 0.03],
+            "requests": [3, 1],
+            "requests_share": [0.75, 0.25],
+        }
+    )
+    spend = valid(figures.user_bars(users, "spend")).data[0]
+    assert sorted(spend.hovertext) == ["alice · Spend: $0.0650", "bob · Spend: $2.04"]
+    tokens = valid(figures.share_bars(users.rename(columns={"user": "node"}), "node", ["tokens"])).data[0]
+    assert "alice: 30,692 (96.8 %)" in tokens.hovertext  # its share of the bars shown
+    series = pd.DataFrame(
+        {
+            "bucket": pd.date_range("2026-11-20", periods=2, freq="D"),
+            "cached_tokens": [610, 0],
+            "uncached_prompt_tokens": [390, 0],
+            "total_tokens": [1_000, 0],
+            "cache_hit_rate": [0.6097, float("nan")],
+        }
+    )
+    with use_language("ko"):
+        cache = valid(figures.cache_trend(series))
+    assert list(cache.data[-1].hovertext) == ["61.0%", "—"]
+    assert list(cache.layout.yaxis2.ticktext) == ["0%", "25%", "50%", "75%", "100%"]
