@@ -599,10 +599,12 @@ def node_lines(
     *,
     x: str = "bucket",
     hover: str = "%{y:,.1f}",
+    span: tuple[Any, Any] | None = None,
 ) -> go.Figure:
     """One line per GPU node of `column` over `x`; the highlighted user's own values on
     each node as accent dots. A `_ms` column's hover is written by format.py (11.7 s), not
-    by `hover`."""
+    by `hover`. `span`: the page's range (local times), so every time chart of a page
+    covers the same stretch, whenever its first value falls."""
     if frame.empty or frame[column].dropna().empty:
         return _empty()
     colors = node_colors(frame["node"].tolist())
@@ -644,7 +646,7 @@ def node_lines(
         "hovermode": "closest",
         "yaxis": _value_axis(tallest, unit, axis),
         "xaxis": (
-            _date_axis(frame[x])
+            _date_axis(frame[x]) | _spanned(span)
             if x == "bucket"
             else _value_axis(max(part[x].max() for part in shown), "count", t(f"axis.{x}"))
         ),
@@ -652,8 +654,12 @@ def node_lines(
     return _figure(traces, layout)
 
 
+def _spanned(span: tuple[Any, Any] | None) -> dict[str, Any]:
+    return {} if span is None else {"range": [str(span[0]), str(span[1])], "autorange": False}
+
+
 @shared
-def failures_over_time(failures: pd.DataFrame) -> go.Figure:
+def failures_over_time(failures: pd.DataFrame, span: tuple[Any, Any] | None = None) -> go.Figure:
     """Failed requests per bucket, stacked by error class; the node in the hover text."""
     if failures.empty:
         return _empty()
@@ -678,6 +684,6 @@ def failures_over_time(failures: pd.DataFrame) -> go.Figure:
         "barmode": "stack",
         "hovermode": "closest",
         "yaxis": _value_axis(failures.groupby("bucket")["failures"].sum().max(), "count", t("axis.failures")),
-        "xaxis": _date_axis(failures["bucket"]),
+        "xaxis": _date_axis(failures["bucket"]) | _spanned(span),
     }
     return _figure(traces, layout)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import replace
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pandas as pd
 import streamlit as st
@@ -18,6 +19,7 @@ from dashboard.untrusted import short
 from dashboard.view_state import ViewState
 from etl.config import Config
 from queries import pages
+from queries.filters import Filters
 from queries.runner import Reader
 
 
@@ -81,11 +83,12 @@ def render(config: Config, reader: Reader, state: ViewState) -> None:
         _table(data["node_performance"], "node", mine.get("node_performance"), who)
         st.markdown(f"**{t('nodes.models')}**")
         _table(data["model_performance"], "model", None, None)
+    span = _local_span(filters)
     left, right = st.columns(2)
     with left, st.container(border=True):
         st.markdown(f"**{t('nodes.concurrency')}**", help=t("nodes.concurrency.help"))
         figure = figures.node_lines(
-            data["concurrency"], "peak_in_flight", t("axis.in_flight"), hover="%{y:,}"
+            data["concurrency"], "peak_in_flight", t("axis.in_flight"), hover="%{y:,}", span=span
         )
         st.plotly_chart(figure, key="concurrency")
     with right, st.container(border=True):
@@ -109,6 +112,7 @@ def render(config: Config, reader: Reader, state: ViewState) -> None:
             mine.get("node_speed_by_bucket"),
             who,
             hover=plain("unit.tok_s", value="%{y:,.1f}"),  # as format.rate writes it
+            span=span,
         )
         st.plotly_chart(figure, key="speed")
     with right, st.container(border=True):
@@ -119,11 +123,23 @@ def render(config: Config, reader: Reader, state: ViewState) -> None:
             t("axis.ttft"),
             mine.get("node_speed_by_bucket"),
             who,
+            span=span,
         )
         st.plotly_chart(figure, key="ttft")
     with st.container(border=True):
         st.markdown(f"**{t('nodes.failures')}**")
-        st.plotly_chart(figures.failures_over_time(data["failures_by_bucket"]), key="failures")
+        st.plotly_chart(figures.failures_over_time(data["failures_by_bucket"], span), key="failures")
+
+
+def _local_span(filters: Filters) -> tuple[dt.datetime, dt.datetime] | None:
+    """The range as the charts' local, zone-less times (their buckets are written so)."""
+    if filters.start is None or filters.end is None:
+        return None
+    zone = ZoneInfo(filters.tz)
+    return (
+        filters.start.astimezone(zone).replace(tzinfo=None),
+        filters.end.astimezone(zone).replace(tzinfo=None),
+    )
 
 
 def _table(frame: pd.DataFrame, label: str, mine: pd.DataFrame | None, who: str | None) -> None:

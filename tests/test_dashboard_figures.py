@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import html
 import math
 from pathlib import Path
@@ -535,3 +536,13 @@ def test_tooltips_write_amounts_and_shares_as_the_tables() -> None:
         cache = valid(figures.cache_trend(series))
     assert list(cache.data[-1].hovertext) == ["61.0%", "—"]
     assert list(cache.layout.yaxis2.ticktext) == ["0%", "25%", "50%", "75%", "100%"]
+
+
+def test_the_failures_chart_covers_the_page_range_not_only_its_failures() -> None:
+    """It started at its first failure, a day later than the other charts of the page."""
+    failures = pd.DataFrame(
+        {"bucket": [pd.Timestamp("2026-11-21 05:00")], "node": ["a"], "error_class": ["x"], "failures": [2]}
+    )
+    span = (dt.datetime(2026, 11, 20), dt.datetime(2026, 11, 22))
+    axis = figures.failures_over_time(failures, span).to_dict()["layout"]["xaxis"]
+    assert axis["range"] == ["2026-11-20 00:00:00", "2026-11-22 00:00:00"] and axis["autorange"] is False

@@ -63,6 +63,12 @@ def test_the_nodes_page_shows_every_panel(node_store: Path, monkeypatch: pytest.
     assert set(charts) == {"concurrency", "saturation", "speed", "ttft", "failures"}
     peaks = {t["name"]: max(t["y"]) for t in charts["concurrency"]["data"]}
     assert peaks == {"l40-a": 2, "blackwell": 1}
+    # every time chart covers the page's whole range, whenever its first value falls
+    axes = {key: charts[key]["layout"]["xaxis"] for key in ("concurrency", "speed", "ttft", "failures")}
+    drawn = [key for key, axis in axes.items() if axis.get("visible", True)]  # not the empty chart
+    assert {"concurrency", "speed", "ttft"} <= set(drawn)
+    ranges = {tuple(charts[key]["layout"]["xaxis"]["range"]) for key in drawn}
+    assert ranges == {("2026-11-20 00:00:00", "2026-11-21 00:00:00")}
 
 
 def test_the_nodes_page_marks_a_highlighted_user(node_store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
