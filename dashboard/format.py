@@ -61,7 +61,8 @@ def _compact_ko(value: float) -> str:
 
 
 def usd(value: float) -> str:
-    """$3.40; amounts under a dollar keep three significant digits ($0.0203), large ones shorten."""
+    """$3.40; amounts under a dollar keep three significant digits ($0.0203) but no zeros
+    past the cents ($0.40 and $0.065, not $0.400 and $0.0650); large ones shorten."""
     # an amount's $ is followed by a digit or a sign: Streamlit never reads that as math
     return Markdown(_usd(value))
 
@@ -74,7 +75,8 @@ def _usd(value: float) -> str:
     if value == 0 or abs(value) >= 1:
         return f"${value:,.2f}"
     digits = max(2, 1 - math.floor(math.log10(abs(value))) + 1)
-    return f"${value:.{digits}f}"
+    whole, decimals = f"{value:.{digits}f}".split(".")
+    return f"${whole}.{decimals[:2]}{decimals[2:].rstrip('0')}"
 
 
 def percent(ratio: float, digits: int = 1) -> str:

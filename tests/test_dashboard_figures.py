@@ -123,7 +123,7 @@ def test_user_bars_colour_only_the_highlighted_user(data: dict[str, pd.DataFrame
     lit = traces(figures.user_bars(data["by_user"], "requests", "bob"))[0]
     assert list(lit.marker.color) == [figures._dim(figures.BASE), figures.ACCENT]
     spend = traces(figures.user_bars(data["by_user"], "spend"))[0]
-    assert list(spend.y) == ["bob", "alice"] and list(spend.text)[1].startswith("$0.0200")
+    assert list(spend.y) == ["bob", "alice"] and list(spend.text)[1].startswith("$0.02 ")
 
 
 def test_client_matrix_outlines_the_highlighted_row(data: dict[str, pd.DataFrame]) -> None:
@@ -506,7 +506,7 @@ def _holds(dtickrange: Any, dtick: int) -> bool:
 
 
 def test_tooltips_write_amounts_and_shares_as_the_tables() -> None:
-    """$0.0650 and 61.0 % (Korean 61.0%), not Plotly's "$0.0650" from ",.4f" next to
+    """$0.065 and 61.0 % (Korean 61.0%), not Plotly's "$0.0650" from ",.4f" next to
     "61.0%" from ".1%": one formatter for cards, tables and tooltips."""
     users = pd.DataFrame(
         {
@@ -520,7 +520,7 @@ def test_tooltips_write_amounts_and_shares_as_the_tables() -> None:
         }
     )
     spend = valid(figures.user_bars(users, "spend")).data[0]
-    assert sorted(spend.hovertext) == ["alice · Spend: $0.0650", "bob · Spend: $2.04"]
+    assert sorted(spend.hovertext) == ["alice · Spend: $0.065", "bob · Spend: $2.04"]
     tokens = valid(figures.share_bars(users.rename(columns={"user": "node"}), "node", ["tokens"])).data[0]
     assert "alice: 30,692 (96.8 %)" in tokens.hovertext  # its share of the bars shown
     series = pd.DataFrame(

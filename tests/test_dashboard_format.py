@@ -39,6 +39,9 @@ def test_compact(value: float, text: str) -> None:
         (0, "$0.00"),
         (0.0202566, "$0.0203"),
         (0.00025662, "$0.000257"),
+        (0.4, "$0.40"),  # no zeros past the cents: not $0.400
+        (0.065, "$0.065"),
+        (0.02, "$0.02"),
         (1234.5, "$1,234.50"),
         (45_000, "$45.0k"),
     ],
@@ -197,7 +200,7 @@ def test_table_cells_write_each_kind_once(lang: Literal["en", "ko"]) -> None:
         assert fmt.exact(30_692, "tokens") == fmt.exact(30_692.0, "count") == "30,692"
         assert fmt.exact(0.6097, "ratio") == fmt.percent(0.6097)
         assert fmt.exact(11_695, "ms") == fmt.duration_ms(11_695) == ("11.7 s" if lang == "en" else "11.7초")
-        assert fmt.exact(0.065, "usd") == "$0.0650" and fmt.exact(2.04, "usd") == "$2.04"
+        assert fmt.exact(0.065, "usd") == "$0.065" and fmt.exact(2.04, "usd") == "$2.04"
         assert fmt.seconds(12.46) == fmt.duration_ms(12_460)
         for nothing in (None, math.nan, float("nan")):
             assert {fmt.count(nothing), fmt.exact(nothing, "ms"), fmt.seconds(nothing)} == {fmt.MISSING}

@@ -390,7 +390,7 @@ def test_a_students_page_in_korean(store: Path, monkeypatch: pytest.MonkeyPatch,
     assert not at.exception, at.exception
     assert [p.proto.text for p in at.get("progress")] == [
         "alice-laptop: $10.00 중 $3.25 사용(32.5%), $6.75 남음",
-        "alice-jupyter: $0.500 사용, 예산 미설정",
+        "alice-jupyter: $0.50 사용, 예산 미설정",
         "키 전체에 걸친 개인 예산: $40.00 중 $3.75",
     ]
     assert any("한도: TPM 20,000 · RPM 60" in c.value for c in at.caption)
