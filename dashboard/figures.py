@@ -459,7 +459,11 @@ def client_matrix(
         "y": list(grid.index),
         "colorscale": [[0, "rgba(91,141,239,0.05)"], [1, BASE]],
         "showscale": True,
-        "colorbar": {"title": {"text": t("measure.requests")}, "thickness": 12, "tickformat": ",d"},
+        "colorbar": {
+            "title": {"text": t("measure.requests")},
+            "thickness": 12,
+            **_count_ticks(grid.to_numpy().max()),
+        },
         "text": [[f"{html(user)} · {html(client)}" for client in grid.columns] for user in grid.index],
         "hovertemplate": "%{text}: %{z:,}<extra></extra>",
     }
@@ -547,6 +551,12 @@ def _value_axis(top: Any, unit: Unit, title: str) -> dict[str, Any]:
         "ticktext": texts,
         "range": [0, values[-1] * 1.04],
     }
+
+
+def _count_ticks(top: Any) -> dict[str, Any]:
+    """Whole-number ticks for a count's colour scale, as format.ticks writes them (1만)."""
+    values, texts = fmt.ticks(top, "count")
+    return {"tickmode": "array", "tickvals": values, "ticktext": texts}
 
 
 def _unit(column: str) -> Unit:

@@ -546,3 +546,14 @@ def test_the_failures_chart_covers_the_page_range_not_only_its_failures() -> Non
     span = (dt.datetime(2026, 11, 20), dt.datetime(2026, 11, 22))
     axis = figures.failures_over_time(failures, span).to_dict()["layout"]["xaxis"]
     assert axis["range"] == ["2026-11-20 00:00:00", "2026-11-22 00:00:00"] and axis["autorange"] is False
+
+
+@pytest.mark.parametrize(("most", "lang", "texts"), [(3, "en", ["0", "1", "2", "3"]), (24_000, "ko", None)])
+def test_the_client_grid_scale_ticks_whole_requests(
+    most: int, lang: Language, texts: list[str] | None
+) -> None:
+    matrix = pd.DataFrame({"user": ["alice", "bob"], "client": ["curl", "curl"], "requests": [1, most]})
+    with use_language(lang):
+        bar = valid(figures.client_matrix(matrix)).data[0].colorbar
+    assert all(float(v).is_integer() for v in bar.tickvals) and bar.tickvals[-1] >= most
+    assert list(bar.ticktext) == (texts or ["0", "5,000", "1만", "1.5만", "2만", "2.5만"])
