@@ -1,5 +1,5 @@
 """Tables as people read them: every cell written by format.py, as the cards write it
-(11.7 s, 61.0 %, $0.0650, 30,692, and — for nothing).
+(11.7 s, 61.0 %, $0.065, 30,692, and — for nothing).
 
 The numbers stay numbers underneath: the formatter's text goes in as a pandas Styler's
 display values, which Streamlit shows in place of a number or date that has no
