@@ -39,6 +39,7 @@ KINDS = tuple(KIND_COLORS)
 PROMPT_AREAS = (("cached_tokens", "series.cached"), ("uncached_prompt_tokens", "series.uncached"))
 DIMMED = 0.28  # opacity of everything but the highlighted user
 HEIGHT = 320
+BAR_ROW, SHARE_FRAME = 34, 90  # a category's row and the rest of a bar chart, in pixels
 
 
 def _figure(
@@ -349,7 +350,9 @@ def share_bars(
     )
     layout["margin"] = {"t": 28}
     layout["yaxis"] |= categories(order)
-    return _figure(traces, layout, height=height, legend=False)  # the page names who
+    # sized to its bars: two clients must not fill a chart made for ten with giant blocks
+    fitted = min(height, BAR_ROW * len(order) + SHARE_FRAME)
+    return _figure(traces, layout, height=fitted, legend=False)  # the page names who
 
 
 def _side_by_side(titles: list[str], maxima: list[float], gap: float = 0.04) -> dict[str, Any]:

@@ -557,3 +557,20 @@ def test_the_client_grid_scale_ticks_whole_requests(
         bar = valid(figures.client_matrix(matrix)).data[0].colorbar
     assert all(float(v).is_integer() for v in bar.tickvals) and bar.tickvals[-1] >= most
     assert list(bar.ticktext) == (texts or ["0", "5,000", "1만", "1.5만", "2만", "2.5만"])
+
+
+def test_share_bars_are_sized_to_their_bars() -> None:
+    """A student's two clients drew giant blocks in a chart made for ten."""
+    two = pd.DataFrame(
+        {
+            "client": ["OpenCode", "curl"],
+            "requests": [3, 1],
+            "total_tokens": [30, 10],
+            "requests_share": [0.75, 0.25],
+            "tokens_share": [0.75, 0.25],
+        }
+    )
+    many = pd.concat([two.assign(client=[f"c{i}", f"d{i}"]) for i in range(6)], ignore_index=True)
+    small = figures.share_bars(two, "client", ("requests", "tokens")).to_dict()["layout"]["height"]
+    tall = figures.share_bars(many, "client", ("requests", "tokens")).to_dict()["layout"]["height"]
+    assert small <= 34 * 2 + 90 < tall <= figures.HEIGHT
