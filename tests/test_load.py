@@ -27,6 +27,7 @@ from dashboard.panels import toggled_highlight
 from etl.config import Config
 from etl.run import ingest_rows
 from etl.simulate import PEOPLE, node_rules, simulate
+from tests import browser
 
 REPO = Path(__file__).resolve().parent.parent
 STUDENTS = ("student01", "student07", "student10", "student11")
@@ -188,6 +189,7 @@ def simulated_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _load(store: Path, tmp_path: Path, *args: str) -> tuple[int, dict[str, Any], str]:
     report = tmp_path / "load.json"
     command = [sys.executable, "-m", "bench.load", "--store", str(store), "--people", "simulated"]
+    before = set(browser.ARTIFACTS.glob("streamlit-*.log"))
     done = subprocess.run(
         [*command, *args, "--json", str(report)],
         cwd=REPO,
@@ -197,6 +199,8 @@ def _load(store: Path, tmp_path: Path, *args: str) -> tuple[int, dict[str, Any],
         check=False,  # the exit code is asserted
     )
     output = done.stdout + done.stderr
+    # the server bench.load started logged where a test's own would: kept only if this test fails
+    browser.stopped_logs.extend(set(browser.ARTIFACTS.glob("streamlit-*.log")) - before)
     assert report.exists(), output
     return done.returncode, json.loads(report.read_text()), output
 
