@@ -18,8 +18,9 @@ APP = str(Path(__file__).resolve().parent.parent / "app.py")
 
 
 def open_page(store: Path, monkeypatch: pytest.MonkeyPatch, page: str, **params: str) -> AppTest:
-    """`page` of the app as an administrator. AppTest switches only to pages defined by
-    files, and ours are functions: the page is chosen by its hash, as Streamlit does."""
+    """`page` (its name, or its URL path in any language) of the app as an administrator.
+    AppTest switches only to pages defined by files, and ours are functions: the page is
+    chosen by its hash, as Streamlit does."""
     monkeypatch.setenv("USAGE_STORE", str(store))
     monkeypatch.setenv("USAGE_TIMEZONE", "UTC")
     at = AppTest.from_file(APP, default_timeout=60)
@@ -27,7 +28,9 @@ def open_page(store: Path, monkeypatch: pytest.MonkeyPatch, page: str, **params:
     for key, value in params.items():
         at.query_params[key] = value
     at.run()
-    at._page_hash = next(h for h, p in at._registered_pages.items() if p["page_name"] == page)
+    at._page_hash = next(
+        h for h, p in at._registered_pages.items() if page in (p["page_name"], p["url_pathname"])
+    )
     at.run()
     assert not at.exception, at.exception
     return at

@@ -14,10 +14,9 @@ from streamlit import dataframe_util
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import Dataframe
 
-from dashboard.auth import Identity
 from etl.config import Config
 from etl.run import ingest_rows
-from tests import known_store, test_node_queries
+from tests import known_store, test_node_queries, test_pages
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 PAGES = ("nodes", "budgets", "etl-status")
@@ -34,17 +33,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def open_page(store: Path, monkeypatch: pytest.MonkeyPatch, path: str, lang: str) -> AppTest:
-    monkeypatch.setenv("USAGE_STORE", str(store))
-    monkeypatch.setenv("USAGE_TIMEZONE", "UTC")
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.session_state["identity"] = Identity(role="admin", name="admin")
-    for key, value in (NOV_20 | {"lang": lang}).items():
-        at.query_params[key] = value
-    at.run()
-    at._page_hash = next(h for h, p in at._registered_pages.items() if p["url_pathname"] == path)
-    at.run()
-    assert not at.exception, at.exception
-    return at
+    return test_pages.open_page(store, monkeypatch, path, **NOV_20, lang=lang)
 
 
 def shown(table: Dataframe) -> pd.DataFrame:
