@@ -49,7 +49,8 @@ EN: dict[str, str] = {
     "card.vs": "vs {period}",
     "card.period": "{start} – {end}",
     "card.not_compared": (
-        "No change shown: {period}, the period before, had {n} requests, too few to compare with."
+        "No change shown: the period before ({period}) holds too few requests to compare with "
+        "(requests: {n})."
     ),
     "card.mine": "{who}: {value}",
     "card.mine_share": "{who}: {value} ({share} of all)",
