@@ -12,17 +12,17 @@ from etl.config import Config
 from queries.runner import Reader
 
 
-def render(config: Config, reader: Reader) -> None:
+def render(config: Config, reader: Reader, tz: str) -> None:
+    """Every key against its budget, times written in `tz` (the view's zone)."""
     st.header(t("page.budgets"))
     status = panels.store_status(reader)
     if status is None:
         return
-    panels.freshness(status, config, config.dashboard.timezone, reader)
+    panels.freshness(status, config, tz, reader)
     budgets = reader.run("budgets")
     over = int((budgets["budget_used"] >= 1).sum())
     near = int(((budgets["budget_used"] >= fmt.BUDGET_NEAR) & (budgets["budget_used"] < 1)).sum())
     st.markdown(t("budgets.summary", keys=len(budgets), over=over, near=near))
-    tz = config.dashboard.timezone
     levels = [fmt.budget_level(used) for used in budgets["budget_used"]]
     table = budgets.assign(
         level=[t(f"budget.level.{level}") for level in levels],

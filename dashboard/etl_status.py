@@ -11,16 +11,15 @@ import streamlit as st
 from dashboard import format as fmt
 from dashboard import tables
 from dashboard.strings import t
-from etl.config import Config
 from queries.pages import RECENT_RUNS, etl_status
 from queries.runner import Reader
 
 
-def render(config: Config, reader: Reader) -> None:
+def render(reader: Reader, tz: str) -> None:
+    """The ETL's health and newest runs, their times written in `tz` (the view's zone)."""
     st.header(t("status.title"))
     now = dt.datetime.now(dt.UTC)
     data = etl_status(reader, now)
-    tz = config.dashboard.timezone
     health, runs = data["etl_health"].iloc[0], data["etl_runs"]
     if runs.empty:
         st.info(t("status.no_runs"))

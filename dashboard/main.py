@@ -22,6 +22,7 @@ from dashboard import (
     signin,
 )
 from dashboard.strings import t
+from dashboard.view_state import ViewState
 from etl.config import load_config
 from queries.runner import StoreReader, reader
 from queries.scope import ScopedReader
@@ -65,21 +66,41 @@ def main() -> None:
         st.button(t("signout.button"), on_click=_sign_out, key="sign_out", icon=":material/logout:")
     st.title(t("title"))
     # The filters live in the entry script, not in a page: Streamlit keeps a page's own
-    # widgets only while that page is shown, and the view must survive a page change.
-    view = panels.filters_sidebar(config, scoped, with_users=identity.role == "admin")
-    panels.keep_page_widgets()
+    # widgets only while that page is shown, and the view must survive a page change. The
+    # page is known first, so that it shows only the filters that apply to it.
+    views: dict[str, ViewState] = {}
     if identity.role == "admin":
         pages = [
-            _page(lambda: overview.render(config, scoped, view), "page.overview", "overview", default=True),
-            _page(lambda: nodes.render(config, scoped, view), "page.nodes", "nodes"),
-            _page(lambda: budgets.render(config, scoped), "page.budgets", "budgets"),
-            _page(lambda: etl_status.render(config, scoped), "page.etl_status", "etl-status"),
+            _page(
+                lambda: overview.render(config, scoped, views["view"]),
+                "page.overview",
+                "overview",
+                default=True,
+            ),
+            _page(lambda: nodes.render(config, scoped, views["view"]), "page.nodes", "nodes"),
+            _page(lambda: budgets.render(config, scoped, views["view"].tz), "page.budgets", "budgets"),
+            _page(lambda: etl_status.render(scoped, views["view"].tz), "page.etl_status", "etl-status"),
         ]
     else:
         pages = [
-            _page(lambda: my_usage.render(config, scoped, view), "page.my_usage", "my-usage", default=True)
+            _page(
+                lambda: my_usage.render(config, scoped, views["view"]),
+                "page.my_usage",
+                "my-usage",
+                default=True,
+            )
         ]
-    st.navigation(pages).run()
+    page = st.navigation(pages)
+    views["view"] = panels.filters_sidebar(
+        config, scoped, with_users=identity.role == "admin", whole_view=page.url_path in WHOLE_VIEW
+    )
+    panels.keep_page_widgets()
+    page.run()
+
+
+# the pages the range and the filters apply to (a default page's url_path is ""): the others
+# show the present state (budgets, the ETL's runs) and take only the time zone they write in
+WHOLE_VIEW = frozenset({"", "nodes"})
 
 
 def _page(run: Callable[[], None], title: str, path: str, *, default: bool = False) -> Any:

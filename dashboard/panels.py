@@ -38,6 +38,7 @@ WIDGETS = {
     "clients": "f_clients",
     "by": "f_by",
 }
+FILTERS_DRAWN = "filters_drawn"  # whether the last run drew the range and filters
 
 
 @functools.cache
@@ -122,10 +123,15 @@ def _local(value: Any, tz: str) -> str:
 # --- filters and the URL ----------------------------------------------------------------
 
 
-def filters_sidebar(config: Config, reader: Reader, *, with_users: bool = True) -> ViewState:
+def filters_sidebar(
+    config: Config, reader: Reader, *, with_users: bool = True, whole_view: bool = True
+) -> ViewState:
     """The sidebar's widgets, started from the URL once per session; the URL then
     follows the widgets, so a copied link reproduces the view. A value the session may
-    not see (another student's name) is simply not among the choices: it is dropped."""
+    not see (another student's name) is simply not among the choices: it is dropped.
+
+    Without `whole_view` (a page of the present state: budgets, the ETL's runs) only the
+    time zone is offered; the range and filters are kept, untouched, for the other pages."""
     known = _known_values(reader)
     zones = reader.run("time_zones")["name"].tolist()
     default_tz = config.dashboard.timezone
@@ -145,18 +151,34 @@ def filters_sidebar(config: Config, reader: Reader, *, with_users: bool = True) 
     )
     # Streamlit forgets a page's widgets when another page is shown: the view, kept apart
     # from them, puts them back as they were
-    _seed_widgets(st.session_state["view"])
+    kept: ViewState = st.session_state["view"]
+    _seed_widgets(kept)
     sidebar = st.sidebar
     sidebar.header(t("filters.header"))
     for notice in notices:
         sidebar.warning(t("filters.notice", notice=notice))
+    choices = sorted(set(zones) & available_timezones() | {default_tz})
+    drawn_before = st.session_state.get(FILTERS_DRAWN, True)
+    st.session_state[FILTERS_DRAWN] = whole_view
+    if not whole_view:
+        tz = sidebar.selectbox(t("filters.timezone"), choices, key=WIDGETS["tz"])
+        sidebar.caption(t("filters.not_here"))
+        state = replace(kept, tz=tz, lang=current_language())
+        _keep_view(config, state)
+        return state
+    if not drawn_before:
+        # Back from a page without them: the browser no longer holds these widgets, and
+        # Streamlit sends it a value only if it was set in this run (after two such pages in
+        # a row the box showed its first choice, "Last 24 hours", while the view was 30 days)
+        for name in ("range", "days", "users", "models", "nodes", "clients"):
+            if WIDGETS[name] in st.session_state:
+                st.session_state[WIDGETS[name]] = st.session_state[WIDGETS[name]]
     range_key = sidebar.selectbox(
         t("filters.range"), RANGES, format_func=_labels("range", RANGES).__getitem__, key=WIDGETS["range"]
     )
     days: Any = None
     if range_key == "custom":
         days = sidebar.date_input(t("filters.days"), key=WIDGETS["days"])
-    choices = sorted(set(zones) & available_timezones() | {default_tz})
     tz = sidebar.selectbox(t("filters.timezone"), choices, key=WIDGETS["tz"])
     chosen: dict[str, tuple[str, ...]] = {"users": ()}
     dimensions = [("model", "models"), ("node", "nodes"), ("client", "clients")]

@@ -39,6 +39,8 @@ EN: dict[str, str] = {
     "filters.clients": "Clients",
     "filters.all": "All",
     "filters.notice": "Ignored from the link: {notice}",
+    "filters.not_here": "This page shows the present state: the time range and the filters apply to "
+    "Overview and Nodes, and are kept for them.",
     # cards
     "card.spend_usd": "Spend",
     "card.requests": "Requests",

@@ -24,6 +24,8 @@ KO: dict[str, str] = {
     "filters.clients": "클라이언트",
     "filters.all": "전체",
     "filters.notice": "링크에서 무시한 값: {notice}",
+    "filters.not_here": "이 페이지는 현재 상태를 보여 줍니다. 기간과 필터는 개요와 노드 페이지에 적용되며 "
+    "그대로 유지됩니다.",
     # cards
     "card.spend_usd": "비용",
     "card.requests": "요청",

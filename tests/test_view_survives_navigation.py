@@ -22,6 +22,7 @@ from tests.browser import ARTIFACTS, chromium, known_store_server, wait_until_re
 PASSWORD = "correct horse battery staple"
 TEXTS = {"en": EN, "ko": KO}
 PAGES = ("page.nodes", "page.budgets", "page.etl_status", "page.overview")
+PRESENT_STATE = ("page.budgets", "page.etl_status")  # no range nor filters apply there
 
 # One view per starting language, every parameter away from its default. The range is
 # chosen in its box (as in the report), the measure by its buttons; the rest by the link.
@@ -79,12 +80,19 @@ def shown_params(page: Any) -> dict[str, list[str]]:
     return urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)
 
 
-def check_view(page: Any, view: dict[str, list[str]], lang: Language, *, overview: bool) -> None:
-    """The URL holds exactly `view` (and lang= for Korean), and each widget shows its part."""
+def check_view(page: Any, view: dict[str, list[str]], lang: Language, *, overview: bool, key: str) -> None:
+    """The URL holds exactly `view` (and lang= for Korean), and each widget shows its part.
+    A page of the present state (Budgets, ETL status) offers only the time zone, and says so."""
     text = TEXTS[lang]
     expected = view | ({"lang": ["ko"]} if lang == "ko" else {})
     assert shown_params(page) == expected
     sidebar = page.locator("[data-testid='stSidebar']")
+    if key in PRESENT_STATE:
+        assert sidebar.get_by_role("combobox", name=text["filters.timezone"]).input_value() == view["tz"][0]
+        assert sidebar.get_by_role("combobox", name=text["filters.range"]).count() == 0
+        assert sidebar.locator("[data-testid='stMultiSelect']").count() == 0
+        assert sidebar.get_by_text(text["filters.not_here"]).count() == 1
+        return
     assert (
         sidebar.get_by_role("combobox", name=text["filters.range"]).input_value()
         == (text[f"range.{view['range'][0]}"])
@@ -153,21 +161,28 @@ def test_every_view_parameter_survives_a_language_switch_and_every_page(
             buttons.get_by_text(text[f"users.by.{view['by'][0]}"], exact=True).click()
             page.wait_for_function(f"() => location.search.includes('by={view['by'][0]}')")
             wait_until_rendered(page)
-            eventually(lambda: check_view(page, view, start, overview=True))
+            eventually(lambda: check_view(page, view, start, overview=True, key="page.overview"))
 
             switch_to(page, other)
-            eventually(lambda: check_view(page, view, other, overview=True))
+            eventually(lambda: check_view(page, view, other, overview=True, key="page.overview"))
 
             for key in PAGES:
                 open_page(page, key, other)
-                eventually(functools.partial(check_view, page, view, other, overview=key == "page.overview"))
+                eventually(
+                    functools.partial(check_view, page, view, other, overview=key == "page.overview", key=key)
+                )
 
-            # and back, switched on a page without the measure's buttons
+            # and back, switched on a page without the measure's buttons, then on one
+            # without the range and filters
             open_page(page, "page.nodes", other)
             switch_to(page, start)
-            eventually(lambda: check_view(page, view, start, overview=False))
+            eventually(lambda: check_view(page, view, start, overview=False, key="page.nodes"))
+            open_page(page, "page.budgets", start)
+            switch_to(page, other)
+            eventually(lambda: check_view(page, view, other, overview=False, key="page.budgets"))
+            switch_to(page, start)
             open_page(page, "page.overview", start)
-            eventually(lambda: check_view(page, view, start, overview=True))
+            eventually(lambda: check_view(page, view, start, overview=True, key="page.overview"))
         except BaseException:
             ARTIFACTS.mkdir(exist_ok=True)
             page.screenshot(path=str(ARTIFACTS / f"view-navigation-{start}-failure.png"), full_page=True)
