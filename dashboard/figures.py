@@ -13,7 +13,7 @@ figure handed to every session (dashboard/memo.py); callers never change a figur
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -126,7 +126,11 @@ def _has_data(frame: pd.DataFrame | None, column: str) -> bool:
 
 @shared
 def tokens_over_time(
-    series: pd.DataFrame, mine: pd.DataFrame | None = None, who: str | None = None
+    series: pd.DataFrame,
+    mine: pd.DataFrame | None = None,
+    who: str | None = None,
+    *,
+    span: Span | None = None,
 ) -> go.Figure:
     """Stacked bars per bucket: uncached prompt, cached prompt, answer, reasoning."""
     tokens = plain("hover.tokens", value="%{y:,}")
@@ -140,12 +144,17 @@ def tokens_over_time(
         axis=t("axis.tokens"),
         mine=mine,
         who=who,
+        span=span,
     )
 
 
 @shared
 def requests_over_time(
-    series: pd.DataFrame, mine: pd.DataFrame | None = None, who: str | None = None
+    series: pd.DataFrame,
+    mine: pd.DataFrame | None = None,
+    who: str | None = None,
+    *,
+    span: Span | None = None,
 ) -> go.Figure:
     """Stacked bars per bucket: successful and failed requests."""
     outcomes = (("successes", BASE), ("failures", FAILURE))
@@ -159,6 +168,7 @@ def requests_over_time(
         axis=t("axis.requests"),
         mine=mine,
         who=who,
+        span=span,
     )
 
 
@@ -172,6 +182,7 @@ def _stacked_over_time(
     axis: str,
     mine: pd.DataFrame | None,
     who: str | None,
+    span: Span | None,
 ) -> go.Figure:
     """Bars per bucket stacked from `stacks` (column, name, colour); with a highlight,
     dimmed under the person's own `total` as an accent line."""
@@ -188,25 +199,33 @@ def _stacked_over_time(
             "marker": {"color": color},
             "opacity": DIMMED if dim else 1.0,
             "hovertemplate": hover + "<extra>%{fullData.name}</extra>",
+            **_periodic(span),
         }
         for column, name, color in stacks
     ]
     if dim and mine is not None:
-        traces.append(_accent_line(mine, total, who or "", mine_hover))
+        traces.append(_accent_line(mine, total, who or "", mine_hover) | _periodic(span))
     tallest = max(series[total].max(), mine[total].max() if dim and mine is not None else 0)
     layout = {
         "barmode": "stack",
         "hovermode": "x unified",
         "yaxis": _value_axis(tallest, "tokens" if total == "total_tokens" else "count", axis),
-        "xaxis": _date_axis(series["bucket"]),
+        "xaxis": _time_axis(series["bucket"], span),
     }
     return _figure(traces, layout)
 
 
 @shared
-def cache_trend(series: pd.DataFrame, mine: pd.DataFrame | None = None, who: str | None = None) -> go.Figure:
-    """Cached and uncached prompt tokens per bucket (areas) and the cache hit rate (line)
-    on a second axis at the right."""
+def cache_trend(
+    series: pd.DataFrame,
+    mine: pd.DataFrame | None = None,
+    who: str | None = None,
+    *,
+    span: Span | None = None,
+) -> go.Figure:
+    """Cached and uncached prompt tokens per bucket (areas) and the cache hit rate (line
+    on a second axis at the right). The rate is a gap where a bucket had no prompt, and
+    each bucket's rate is marked: a line alone draws nothing for a bucket between two gaps."""
     if not _has_data(series, "total_tokens"):
         return _empty()
     dim = who is not None and mine is not None
@@ -221,6 +240,7 @@ def cache_trend(series: pd.DataFrame, mine: pd.DataFrame | None = None, who: str
             "line": {"width": 0.5, "color": KIND_COLORS[column]},
             "opacity": DIMMED if dim else 0.85,
             "hovertemplate": plain("hover.tokens", value="%{y:,}") + "<extra>%{fullData.name}</extra>",
+            **_periodic(span),
         }
         for column, name in PROMPT_AREAS
     ]
@@ -230,7 +250,8 @@ def cache_trend(series: pd.DataFrame, mine: pd.DataFrame | None = None, who: str
             "x": buckets,
             "y": _values(series["cache_hit_rate"]),
             "name": t("series.cache_hit_rate") + (f" ({t('series.everyone').lower()})" if dim else ""),
-            "mode": "lines",
+            "mode": "lines+markers",
+            "marker": {"size": 5},
             # amber: as visible on the dark theme's background as on the light one
             "line": {
                 "color": "#888888" if dim else CACHE_LINE,
@@ -240,6 +261,7 @@ def cache_trend(series: pd.DataFrame, mine: pd.DataFrame | None = None, who: str
             "hovertext": [fmt.percent(v) for v in series["cache_hit_rate"]],
             "hovertemplate": "%{hovertext}<extra>%{fullData.name}</extra>",
             "yaxis": "y2",
+            **_periodic(span),
         }
     )
     if dim and mine is not None:
@@ -254,11 +276,12 @@ def cache_trend(series: pd.DataFrame, mine: pd.DataFrame | None = None, who: str
                 "hovertext": [fmt.percent(v) for v in mine["cache_hit_rate"]],
                 "hovertemplate": "%{hovertext}<extra>%{fullData.name}</extra>",
                 "yaxis": "y2",
+                **_periodic(span),
             }
         )
     layout = {
         "hovermode": "x unified",
-        "xaxis": {"domain": [0, 0.94], **_date_axis(series["bucket"])},
+        "xaxis": {"domain": [0, 0.94], **_time_axis(series["bucket"], span)},
         "yaxis": _value_axis(
             (series["cached_tokens"] + series["uncached_prompt_tokens"]).max(), "tokens", t("axis.tokens")
         ),
@@ -513,6 +536,35 @@ def _accent_line(mine: pd.DataFrame, column: str, who: str, hover: str) -> dict[
 
 
 DAY_MS = 86_400_000
+BUCKET_MS = {"hour": 3_600_000, "day": DAY_MS}
+
+
+class Span(NamedTuple):
+    """A page's range as its time charts draw it: local, zone-less times (the buckets are
+    written so) as text, and the buckets' size ("hour" or "day"). Every time chart of a
+    page covers the whole span, whenever its first value falls, each bucket drawn across
+    its own hour or day: bars fill their bucket and lines' points sit over the bars."""
+
+    start: str
+    end: str
+    bucket: str
+
+
+def _periodic(span: Span | None) -> dict[str, Any]:
+    """A time trace's marks at the middle of their bucket (Plotly's period positioning): a
+    bar centred on its bucket's first instant stuck out half a bucket before the range."""
+    if span is None:
+        return {}
+    return {"xperiod": BUCKET_MS[span.bucket], "xperiodalignment": "middle"}
+
+
+def _time_axis(buckets: pd.Series, span: Span | None) -> dict[str, Any]:
+    axis = _date_axis(buckets)
+    if span is not None:
+        axis |= {"range": [span.start, span.end], "autorange": False}
+    return axis
+
+
 RATE_TICKS = [0.0, 0.25, 0.5, 0.75, 1.0]
 
 
@@ -612,14 +664,14 @@ def node_lines(
     *,
     x: str = "bucket",
     hover: str = "%{y:,.1f}",
-    span: tuple[Any, Any] | None = None,
+    span: Span | None = None,
 ) -> go.Figure:
     """One line per GPU node of `column` over `x`; the highlighted user's own values on
     each node as accent dots. A `_ms` column's hover is written by format.py (11.7 s), not
-    by `hover`. `span`: the page's range (local times), so every time chart of a page
-    covers the same stretch, whenever its first value falls."""
+    by `hover`. `span`: the page's range, when `x` is the time."""
     if frame.empty or frame[column].dropna().empty:
         return _empty()
+    periodic = _periodic(span) if x == "bucket" else {}
     colors = node_colors(frame["node"].tolist())
     unit = _unit(column)
     if unit == "ms":  # 11.7 s, as the cards and tables write it; Plotly's d3 formats cannot
@@ -636,6 +688,7 @@ def node_lines(
             "opacity": DIMMED + 0.3 if who is not None else 1.0,
             "hovertext": [fmt.duration_ms(v) for v in rows[column]] if unit == "ms" else None,
             "hovertemplate": hover + "<extra>%{fullData.name}</extra>",
+            **periodic,
         }
         for node, rows in frame.groupby("node", sort=True)
     ]
@@ -651,6 +704,7 @@ def node_lines(
                 "customdata": [html(node) for node in mine["node"]],
                 "hovertext": [fmt.duration_ms(v) for v in mine[column]] if unit == "ms" else None,
                 "hovertemplate": hover + " (%{customdata})<extra>%{fullData.name}</extra>",
+                **periodic,
             }
         )
     shown = [frame] + ([mine] if who is not None and mine is not None and not mine.empty else [])
@@ -659,7 +713,7 @@ def node_lines(
         "hovermode": "closest",
         "yaxis": _value_axis(tallest, unit, axis),
         "xaxis": (
-            _date_axis(frame[x]) | _spanned(span)
+            _time_axis(frame[x], span)
             if x == "bucket"
             else _value_axis(max(part[x].max() for part in shown), "count", t(f"axis.{x}"))
         ),
@@ -667,12 +721,8 @@ def node_lines(
     return _figure(traces, layout)
 
 
-def _spanned(span: tuple[Any, Any] | None) -> dict[str, Any]:
-    return {} if span is None else {"range": [str(span[0]), str(span[1])], "autorange": False}
-
-
 @shared
-def failures_over_time(failures: pd.DataFrame, span: tuple[Any, Any] | None = None) -> go.Figure:
+def failures_over_time(failures: pd.DataFrame, span: Span | None = None) -> go.Figure:
     """Failed requests per bucket, stacked by error class; the node in the hover text."""
     if failures.empty:
         return _empty()
@@ -691,12 +741,13 @@ def failures_over_time(failures: pd.DataFrame, span: tuple[Any, Any] | None = No
                 "customdata": [html(node) for node in rows["node"]],
                 "hovertemplate": plain("hover.failures_on", value="%{y:,}", node="%{customdata}")
                 + "<extra>%{fullData.name}</extra>",
+                **_periodic(span),
             }
         )
     layout = {
         "barmode": "stack",
         "hovermode": "closest",
         "yaxis": _value_axis(failures.groupby("bucket")["failures"].sum().max(), "count", t("axis.failures")),
-        "xaxis": _date_axis(failures["bucket"]) | _spanned(span),
+        "xaxis": _time_axis(failures["bucket"], span),
     }
     return _figure(traces, layout)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import replace
 from typing import Any
-from zoneinfo import ZoneInfo
 
 import pandas as pd
 import streamlit as st
@@ -19,7 +18,6 @@ from dashboard.untrusted import short
 from dashboard.view_state import ViewState
 from etl.config import Config
 from queries import pages
-from queries.filters import Filters
 from queries.runner import Reader
 
 
@@ -83,7 +81,7 @@ def render(config: Config, reader: Reader, state: ViewState) -> None:
         _table(data["node_performance"], "node", mine.get("node_performance"), who)
         st.markdown(f"**{t('nodes.models')}**")
         _table(data["model_performance"], "model", None, None)
-    span = _local_span(filters)
+    span = panels.chart_span(filters)
     left, right = st.columns(2)
     with left, st.container(border=True):
         st.markdown(f"**{t('nodes.concurrency')}**", help=t("nodes.concurrency.help"))
@@ -129,17 +127,6 @@ def render(config: Config, reader: Reader, state: ViewState) -> None:
     with st.container(border=True):
         st.markdown(f"**{t('nodes.failures')}**")
         st.plotly_chart(figures.failures_over_time(data["failures_by_bucket"], span), key="failures")
-
-
-def _local_span(filters: Filters) -> tuple[dt.datetime, dt.datetime] | None:
-    """The range as the charts' local, zone-less times (their buckets are written so)."""
-    if filters.start is None or filters.end is None:
-        return None
-    zone = ZoneInfo(filters.tz)
-    return (
-        filters.start.astimezone(zone).replace(tzinfo=None),
-        filters.end.astimezone(zone).replace(tzinfo=None),
-    )
 
 
 def _table(frame: pd.DataFrame, label: str, mine: pd.DataFrame | None, who: str | None) -> None:

@@ -315,21 +315,31 @@ def _mine_text(who: str, name: str, value: Any, total: Any) -> str:
     return t("card.mine", who=who, value=fmt.by_unit(value, unit))
 
 
+def chart_span(filters: Filters) -> figures.Span | None:
+    """The range as the time charts draw it: in the charts' local, zone-less times."""
+    if filters.start is None or filters.end is None:
+        return None
+    zone = ZoneInfo(filters.tz)
+    start, end = (moment.astimezone(zone).replace(tzinfo=None) for moment in (filters.start, filters.end))
+    return figures.Span(str(start), str(end), filters.bucket_size)
+
+
 def time_charts(page: Page) -> None:
-    """Tokens by kind and prompt caching, then requests and (optionally) the GPU nodes."""
+    """Tokens by kind and prompt caching, then requests and (optionally) the GPU nodes;
+    the three over time cover the same span."""
+    span = chart_span(page.filters)
+    series, (mine, who) = page.data["by_bucket"], _mine(page, "by_bucket")
     left, right = st.columns([3, 2])
     with left, st.container(border=True):
         st.markdown(f"**{t('panel.tokens')}**", help=t("panel.tokens.help"))
-        figure = figures.tokens_over_time(page.data["by_bucket"], *_mine(page, "by_bucket"))
-        st.plotly_chart(figure, key="tokens")
+        st.plotly_chart(figures.tokens_over_time(series, mine, who, span=span), key="tokens")
     with right, st.container(border=True):
         st.markdown(f"**{t('panel.cache')}**")
-        st.plotly_chart(figures.cache_trend(page.data["by_bucket"], *_mine(page, "by_bucket")), key="cache")
+        st.plotly_chart(figures.cache_trend(series, mine, who, span=span), key="cache")
     left, right = st.columns([3, 2])
     with left, st.container(border=True):
         st.markdown(f"**{t('panel.requests')}**")
-        figure = figures.requests_over_time(page.data["by_bucket"], *_mine(page, "by_bucket"))
-        st.plotly_chart(figure, key="requests")
+        st.plotly_chart(figures.requests_over_time(series, mine, who, span=span), key="requests")
     with right, st.container(border=True):
         st.markdown(f"**{t('panel.nodes')}**")
         figure = figures.share_bars(
@@ -542,4 +552,9 @@ def downloads(page: Page, keys: tuple[tuple[str, str], ...]) -> None:
                 file_name=f"{key}.csv",
                 mime="text/csv",
                 key=f"download_{key}",
+                # No rerun on click: a rerun gives every button a new file id and drops the
+                # old ones, so a second click made during it asked for a dropped id and span
+                # with no file (issue 16, point 8). The file depends on nothing the click
+                # changes, so the rerun had nothing to do.
+                on_click="ignore",
             )

@@ -67,7 +67,10 @@ class ViewState:
                 first = local.date() - (SPANS[self.range] - dt.timedelta(days=1))
                 start = dt.datetime.combine(first, dt.time(), zone).astimezone(dt.UTC)
             else:
-                start = end - SPANS.get(self.range, SPANS["7d"])
+                # whole local hours, this hour the last of them (so far): 24 hour bars, not
+                # a sliver of a 25th at the start (an hour is local: India's starts at :30 UTC)
+                hour = local.replace(minute=0, second=0, microsecond=0).astimezone(dt.UTC)
+                start = hour - (SPANS["24h"] - dt.timedelta(hours=1))
         return Filters(
             start=start,
             end=end,

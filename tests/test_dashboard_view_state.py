@@ -61,11 +61,15 @@ def test_what_cannot_be_used_is_ignored_with_a_notice(params: dict[str, list[str
     assert "mallory" not in state.users and state.highlight is None
 
 
-def test_rolling_ranges_end_on_the_next_quarter_hour() -> None:
-    filters = ViewState(range="24h", tz="Asia/Seoul").filters(NOW)
+def test_the_last_24_hours_are_24_whole_local_hours_ending_on_the_next_quarter_hour() -> None:
+    """The range ends at the next quarter hour (one query, one cache entry, per 15 minutes)
+    and starts on a local hour: 24 hour bars, this hour the last; it drew a 25th sliver."""
+    filters = ViewState(range="24h", tz="Asia/Seoul").filters(NOW)  # 09:0x UTC
     assert filters.end == dt.datetime(2026, 12, 3, 9, 15, tzinfo=dt.UTC)
-    assert filters.start == dt.datetime(2026, 12, 2, 9, 15, tzinfo=dt.UTC)
+    assert filters.start == dt.datetime(2026, 12, 2, 10, 0, tzinfo=dt.UTC)
     assert filters.bucket_size == "hour"
+    india = ViewState(range="24h", tz="Asia/Kolkata").filters(NOW)  # UTC+5:30: 14:3x local
+    assert india.start == dt.datetime(2026, 12, 2, 9, 30, tzinfo=dt.UTC)
 
 
 @pytest.mark.parametrize(("key", "days"), [("7d", 7), ("30d", 30)])
