@@ -40,6 +40,8 @@ PROMPT_AREAS = (("cached_tokens", "series.cached"), ("uncached_prompt_tokens", "
 DIMMED = 0.28  # opacity of everything but the highlighted user
 HEIGHT = 320
 BAR_ROW, SHARE_FRAME = 34, 90  # a category's row and the rest of a bar chart, in pixels
+USER_ROW, USER_FRAME = 30, 60  # the users' bars: a row per person, and the margins
+MATRIX_ROW, MATRIX_FRAME = 30, 120  # the users-by-clients grid: a row each, and room for its scale
 
 
 def _figure(
@@ -456,7 +458,8 @@ def user_bars(
         },
         "yaxis": {"automargin": True, **categories(names)},
     }
-    return _figure([bars], layout, height=max(HEIGHT, 26 * len(ordered) + 40), legend=False)
+    # sized to its bars: one person's bar drawn over 320 px read as a wall, not a share
+    return _figure([bars], layout, height=USER_ROW * len(ordered) + USER_FRAME, legend=False)
 
 
 @shared
@@ -509,7 +512,7 @@ def client_matrix(
                 "line": {"color": ACCENT, "width": 3},
             }
         ]
-    return _figure([heatmap], layout, height=max(HEIGHT, 26 * len(grid) + 60), legend=False)
+    return _figure([heatmap], layout, height=MATRIX_ROW * len(grid) + MATRIX_FRAME, legend=False)
 
 
 def sparkline(series: pd.DataFrame, column: str) -> list[float]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import html
 import math
 from pathlib import Path
@@ -543,9 +542,12 @@ def test_the_failures_chart_covers_the_page_range_not_only_its_failures() -> Non
     failures = pd.DataFrame(
         {"bucket": [pd.Timestamp("2026-11-21 05:00")], "node": ["a"], "error_class": ["x"], "failures": [2]}
     )
-    span = (dt.datetime(2026, 11, 20), dt.datetime(2026, 11, 22))
-    axis = figures.failures_over_time(failures, span).to_dict()["layout"]["xaxis"]
+    span = figures.Span("2026-11-20 00:00:00", "2026-11-22 00:00:00", "hour")
+    figure = figures.failures_over_time(failures, span).to_dict()
+    axis = figure["layout"]["xaxis"]
     assert axis["range"] == ["2026-11-20 00:00:00", "2026-11-22 00:00:00"] and axis["autorange"] is False
+    # the bar fills its hour (05:00 to 06:00), not half of 04:00's
+    assert (figure["data"][0]["xperiod"], figure["data"][0]["xperiodalignment"]) == (3_600_000, "middle")
 
 
 @pytest.mark.parametrize(("most", "lang", "texts"), [(3, "en", ["0", "1", "2", "3"]), (24_000, "ko", None)])
@@ -574,3 +576,32 @@ def test_share_bars_are_sized_to_their_bars() -> None:
     small = figures.share_bars(two, "client", ("requests", "tokens")).to_dict()["layout"]["height"]
     tall = figures.share_bars(many, "client", ("requests", "tokens")).to_dict()["layout"]["height"]
     assert small <= 34 * 2 + 90 < tall <= figures.HEIGHT
+
+
+def test_the_users_bars_and_their_clients_grid_grow_with_the_people_shown() -> None:
+    """One person's bar and grid row drew 320 px blocks; thirteen people need their rows."""
+
+    def people(n: int) -> pd.DataFrame:
+        names = [f"student-{i:02d}" for i in range(n)]
+        spend = [float(n - i) for i in range(n)]
+        return pd.DataFrame(
+            {
+                "user": names,
+                "spend_usd": spend,
+                "total_tokens": [100 * s for s in spend],
+                "requests": [int(s) for s in spend],
+                "spend_share": [s / sum(spend) for s in spend],
+                "tokens_share": [s / sum(spend) for s in spend],
+                "requests_share": [s / sum(spend) for s in spend],
+            }
+        )
+
+    def grid(n: int) -> pd.DataFrame:
+        return pd.DataFrame(
+            {"user": [f"student-{i:02d}" for i in range(n)], "client": "OpenCode", "requests": 3}
+        )
+
+    bars = {n: figures.user_bars(people(n), "spend").to_dict()["layout"]["height"] for n in (1, 13)}
+    cells = {n: figures.client_matrix(grid(n)).to_dict()["layout"]["height"] for n in (1, 13)}
+    assert bars[1] <= 100 and cells[1] <= 160  # one row is a bar's thickness, not a wall
+    assert bars[13] >= 13 * 26 and cells[13] >= 13 * 26  # each of thirteen gets a readable row
