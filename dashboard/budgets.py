@@ -54,7 +54,7 @@ def render(config: Config, reader: Reader, tz: str) -> None:
         "expires": tables.day(tz),
     }
     # the level in the colour of the same scale a student's own bars use (format.LEVEL_COLORS)
-    colours = [f"color: {fmt.LEVEL_COLORS[level]}; font-weight: 600" for level in levels]
+    colours = [f"color: {fmt.LEVEL_HEX[level]}; font-weight: 600" for level in levels]
     shown = table[list(columns)].assign(budget_used=tables.percent_bar(table["budget_used"]))
     tables.show(tables.styled(shown, formats).apply(lambda _: colours, subset=["level"]), columns)
     st.caption(t("budgets.note", tz=tz))

@@ -243,6 +243,8 @@ def change(current: Any, previous: Any, unit: Unit) -> Change | None:
 BUDGET_NEAR = 0.8
 BudgetLevel = Literal["none", "ok", "near", "over"]
 LEVEL_COLORS: dict[BudgetLevel, str] = {"none": "gray", "ok": "green", "near": "orange", "over": "red"}
+# the same levels as drawn colours (a bar's fill, a table's text): readable on light and dark
+LEVEL_HEX: dict[BudgetLevel, str] = {"none": "#8C9BB0", "ok": "#2E9E5B", "near": "#E8871E", "over": "#D93F3F"}
 
 
 def budget_level(used: Any) -> BudgetLevel:

@@ -491,7 +491,8 @@ def budget_bars(budgets: pd.DataFrame, tz: str) -> None:
     if budgets.empty:
         st.caption(t("budget.no_keys"))
         return
-    for key in budgets.to_dict("records"):
+    st.html(LEVEL_BARS)
+    for index, key in enumerate(budgets.to_dict("records")):
         name = key["key_alias"] or key["key_name"] or t("budget.key")
         level = fmt.budget_level(key["budget_used"]) if not fmt.missing(key["max_budget"]) else "none"
         if level != "none":  # the same scale and colours as the administrators' table
@@ -508,7 +509,7 @@ def budget_bars(budgets: pd.DataFrame, tz: str) -> None:
                 left=fmt.usd(key["budget_left"]),
                 share=fmt.percent(used),
             )
-            st.progress(min(max(used, 0.0), 1.0), text=text)
+            _level_bar(level, f"key{index}", min(max(used, 0.0), 1.0), text)
         details = []
         if not fmt.missing(key["budget_reset_at"]):
             details.append(
@@ -528,10 +529,27 @@ def budget_bars(budgets: pd.DataFrame, tz: str) -> None:
     first = budgets.iloc[0]
     if not fmt.missing(first["user_max_budget"]):
         spent, budget = float(first["user_spend"] or 0), float(first["user_max_budget"])
-        st.progress(
-            min(spent / budget, 1.0) if budget else 1.0,
-            text=t("budget.user", spend=fmt.usd(spent), budget=fmt.usd(budget)),
-        )
+        used = spent / budget if budget else 1.0
+        text = t("budget.user", spend=fmt.usd(spent), budget=fmt.usd(budget))
+        _level_bar(fmt.budget_level(used), "user", min(used, 1.0), text)
+
+
+# A budget bar's fill in its level's colour: Streamlit draws every progress bar in the
+# theme's primary colour, which made a key at 20 % as alarming as one at 90 %. Static CSS,
+# no data in it; each bar sits in a container whose key names its level.
+LEVEL_BARS = (
+    "<style>"
+    + "".join(
+        f"[class*='st-key-budget-{level}-'] [data-testid='stProgressBarTrack'] > div {{ background: {colour}; }}"
+        for level, colour in fmt.LEVEL_HEX.items()
+    )
+    + "</style>"
+)
+
+
+def _level_bar(level: str, name: str, value: float, text: str) -> None:
+    with st.container(key=f"budget-{level}-{name}"):
+        st.progress(value, text=text)
 
 
 # --- download -----------------------------------------------------------------------------

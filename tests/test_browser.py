@@ -10,6 +10,8 @@ from typing import Any
 import pytest
 
 from dashboard import auth, figures
+from dashboard.format import LEVEL_HEX, BudgetLevel
+from dashboard.strings import EN
 from queries.runner import StoreReader
 from tests import known_store, test_untrusted_text
 from tests.browser import (
@@ -166,6 +168,39 @@ def test_a_student_sees_their_budget_and_no_other_name(app_url: str) -> None:
         except BaseException:
             ARTIFACTS.mkdir(exist_ok=True)
             page.screenshot(path=str(ARTIFACTS / "student-failure.png"), full_page=True)
+            raise
+
+
+def fill(bar: Any) -> tuple[int, int, int]:
+    """The drawn colour of a progress bar's filled part."""
+    css: str = bar.locator("[data-testid='stProgressBarTrack'] > div").evaluate(
+        "e => getComputedStyle(e).backgroundColor"
+    )
+    red, green, blue = (int(c) for c in css[css.index("(") + 1 : css.index(")")].split(",")[:3])
+    return red, green, blue
+
+
+def hex_rgb(colour: str) -> tuple[int, int, int]:
+    return int(colour[1:3], 16), int(colour[3:5], 16), int(colour[5:7], 16)
+
+
+@pytest.mark.parametrize(("who", "level"), [("alice", "ok"), ("bob", "near")])
+def test_a_students_budget_bar_is_coloured_by_how_close_it_is_to_the_limit(
+    app_url: str, who: str, level: BudgetLevel
+) -> None:
+    """Every bar was the theme's red: alice at 32 % looked as alarming as bob at 92 %. The
+    colours are the administrators' Budgets table's (format.LEVEL_HEX)."""
+    with chromium(viewport={"width": 1366, "height": 2000}) as page:
+        try:
+            page.goto(app_url + SEOUL_NOV_21)
+            sign_in(page, key=known_store.raw_key(who))
+            wait_until_rendered(page)
+            first = page.locator("[data-testid='stProgress']").first
+            assert fill(first) == hex_rgb(LEVEL_HEX[level])
+            assert page.get_by_text(EN[f"budget.level.{level}"], exact=True).count() >= 1
+        except BaseException:
+            ARTIFACTS.mkdir(exist_ok=True)
+            page.screenshot(path=str(ARTIFACTS / f"budget-colour-{who}-failure.png"), full_page=True)
             raise
 
 
