@@ -351,7 +351,11 @@ def time_charts(page: Page) -> None:
 def clients_panel(page: Page, *, matrix: bool) -> None:
     st.markdown(f"**{t('panel.clients')}**")
     figure = figures.share_bars(
-        page.data["by_client"], "client", ("requests", "tokens"), *_mine(page, "by_client"), height=260
+        page.data["by_client"],
+        "client",
+        ("requests", "tokens", "spend"),
+        *_mine(page, "by_client"),
+        height=260,
     )
     st.plotly_chart(figure, key="clients")
     if matrix:

@@ -15,7 +15,7 @@ from dashboard import figures
 from dashboard import format as fmt
 from dashboard.auth import Identity
 from dashboard.panels import toggled_highlight
-from tests import known_store
+from tests import known_store, plotly_json
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 SEOUL_NOV_21 = {"range": "custom", "from": "2026-11-21", "to": "2026-11-21"}
@@ -71,6 +71,14 @@ def test_every_panel_renders_and_the_cards_are_right(store: Path, monkeypatch: p
         "Median latency": ("4.0 s", "+100.0 %"),
     }
     assert len(at.get("plotly_chart")) == 8
+    # what each client tool cost, beside its requests and tokens (Claude Code: alice's $0.020)
+    clients = plotly_json.decode(charts(at)["clients"])["data"]
+    spend = next(trace for trace in clients if trace["xaxis"] == "x3")
+    assert dict(zip(spend["y"], spend["text"], strict=True)) == {
+        "Claude Code": "98.7 %",
+        "Python HTTP": "1.3 %",
+        "unknown": "0.0 %",
+    }
     assert not at.warning and not at.error
     assert [b.proto.label for b in at.get("download_button")] == [
         "Users (CSV)",

@@ -190,13 +190,17 @@ def test_by_client_and_who_uses_which(reader: StoreReader) -> None:
     clients = reader.run("by_client", KST_NOV_21)
     assert list(clients["client"]) == ["Claude Code", "Python HTTP", "unknown"]
     assert list(clients["active_users"]) == [1, 1, 1]
+    # what each tool cost: LiteLLM's spend of its requests, and its share of the range's
+    assert list(clients["spend_usd"]) == pytest.approx([0.020, 0.00025662, 0.0])
+    assert list(clients["spend_share"]) == pytest.approx([0.020 / 0.02025662, 0.00025662 / 0.02025662, 0.0])
     matrix = reader.run("user_client_matrix", KST_NOV_21)
     assert [
-        tuple(r) for r in matrix[["user", "client", "requests", "total_tokens"]].itertuples(index=False)
+        tuple(r)
+        for r in matrix[["user", "client", "requests", "total_tokens", "spend_usd"]].itertuples(index=False)
     ] == [
-        ("alice", "Claude Code", 1, 2400),
-        ("bob", "Python HTTP", 1, 2549),
-        ("bob", "unknown", 1, 0),
+        ("alice", "Claude Code", 1, 2400, pytest.approx(0.020)),
+        ("bob", "Python HTTP", 1, 2549, pytest.approx(0.00025662)),
+        ("bob", "unknown", 1, 0, 0.0),
     ]
 
 
