@@ -1,30 +1,71 @@
--- budgets: every key in scope with its spend against its budget, its limits and its last
--- request; keys closest to (or over) their budget first
+-- budgets: every key in scope with its spend against its budget, its limits, its last
+-- request, and the forecast at its present pace (setup/views.sql: burn_per_day,
+-- budget_forecast) for the key and for its person's own budget; the keys that run out
+-- soonest first, then those closest to (or over) their budget. The filters' range is the
+-- week before the key list was copied (queries/pages.py, budgets): its end is the copy.
 WITH activity AS (
     SELECT r.api_key_hash::VARCHAR AS api_key_hash, max(r.last_start) AS last_request
     FROM in_scope_sums r
     GROUP BY 1
+),
+key_week AS (  -- each key's and each person's spend in the week
+    SELECT r.api_key_hash::VARCHAR AS api_key_hash, sum(r.spend_sum) AS week_spend
+    FROM scoped_sums r
+    GROUP BY 1
+),
+user_week AS (
+    SELECT r.user_id::VARCHAR AS user_id, sum(r.spend_sum) AS week_spend
+    FROM scoped_sums r
+    GROUP BY 1
+),
+paced AS (
+    SELECT
+        k.*,
+        u.user_alias,
+        u.max_budget AS user_max_budget,
+        u.spend AS user_spend,
+        u.budget_reset_at AS user_budget_reset_at,
+        a.last_request,
+        getvariable('filters').range_end::TIMESTAMPTZ AS copied_at,
+        burn_per_day(k.spend, k.budget_reset_at, k.budget_duration, kw.week_spend) AS burn_per_day,
+        burn_per_day(u.spend, u.budget_reset_at, u.budget_duration, uw.week_spend) AS user_burn_per_day
+    FROM keys_in_scope k
+    LEFT JOIN activity a ON a.api_key_hash = k.api_key_hash
+    LEFT JOIN key_week kw ON kw.api_key_hash = k.api_key_hash
+    LEFT JOIN users_in_scope u ON u.user_id = k.user_id
+    LEFT JOIN user_week uw ON uw.user_id = k.user_id
 )
 SELECT
-    k.api_key_hash,
-    k.key_alias,
-    k.key_name,
-    k.user_id,
-    u.user_alias,
-    k.spend,
-    k.max_budget,
-    k.spend / NULLIF(k.max_budget, 0) AS budget_used,
-    greatest(k.max_budget - k.spend, 0) AS budget_left,
-    k.budget_duration,
-    k.budget_reset_at,
-    k.tpm_limit,
-    k.rpm_limit,
-    k.blocked,
-    k.expires,
-    greatest(a.last_request, k.last_active) AS last_active,
-    u.max_budget AS user_max_budget,
-    u.spend AS user_spend
-FROM keys_in_scope k
-LEFT JOIN activity a ON a.api_key_hash = k.api_key_hash
-LEFT JOIN users_in_scope u ON u.user_id = k.user_id
-ORDER BY budget_used DESC NULLS LAST, k.spend DESC, k.key_alias
+    api_key_hash,
+    key_alias,
+    key_name,
+    user_id,
+    user_alias,
+    spend,
+    max_budget,
+    spend / NULLIF(max_budget, 0) AS budget_used,
+    greatest(max_budget - spend, 0) AS budget_left,
+    budget_duration,
+    budget_reset_at,
+    burn_per_day,
+    budget_runs_out_at(copied_at, spend, max_budget, burn_per_day) AS runs_out_at,
+    budget_forecast(copied_at, spend, max_budget, budget_reset_at, burn_per_day) AS forecast,
+    tpm_limit,
+    rpm_limit,
+    blocked,
+    expires,
+    greatest(last_request, last_active) AS last_active,
+    user_max_budget,
+    user_spend,
+    user_budget_reset_at,
+    user_burn_per_day,
+    budget_runs_out_at(copied_at, user_spend, user_max_budget, user_burn_per_day) AS user_runs_out_at,
+    budget_forecast(copied_at, user_spend, user_max_budget, user_budget_reset_at, user_burn_per_day)
+        AS user_forecast,
+    snapshot_at
+FROM paced
+ORDER BY
+    CASE WHEN forecast = 'runs_out' THEN runs_out_at END NULLS LAST,
+    budget_used DESC NULLS LAST,
+    spend DESC,
+    key_alias

@@ -66,3 +66,17 @@ def etl_status(reader: Reader, now: dt.datetime) -> dict[str, pd.DataFrame]:
     }
     filters = {"newest_by_node": last_day}
     return {name: reader.run(name, filters.get(name), **params.get(name, {})) for name in STATUS_QUERIES}
+
+
+# a budget's pace: its spend over the week before LiteLLM's key list was copied
+BURN_WEEK = dt.timedelta(days=7)
+
+
+def budgets(reader: Reader) -> pd.DataFrame:
+    """Every key in scope against its budget, with the forecast at its pace (budgets.sql),
+    as of the key list's copy: the spend LiteLLM counted then, and the week before it."""
+    copied = reader.run("keys_copied")["copied_at"].iloc[0]
+    if pd.isna(copied):
+        return reader.run("budgets")  # no key list: no budgets, and no week to pace them by
+    copied = pd.Timestamp(copied).to_pydatetime()
+    return reader.run("budgets", Filters(start=copied - BURN_WEEK, end=copied, tz="UTC"))

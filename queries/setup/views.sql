@@ -155,6 +155,53 @@ labelled AS (
 SELECT q15, bucket, min(slot_start) OVER (PARTITION BY bucket, utc_offset) AS bucket_start
 FROM labelled;
 
+-- Budgets (queries/budgets.sql). budget_period: a LiteLLM budget_duration ("30s", "30m",
+-- "24h", "30d", "1w", "1mo") as an interval; NULL for none or a form LiteLLM does not write.
+CREATE MACRO budget_period(duration) AS
+    CASE regexp_extract(trim(duration), '^([0-9]+)(s|m|h|d|w|mo)$', 2)
+        WHEN 's' THEN to_seconds(regexp_extract(trim(duration), '^([0-9]+)', 1)::BIGINT)
+        WHEN 'm' THEN to_minutes(regexp_extract(trim(duration), '^([0-9]+)', 1)::BIGINT)
+        WHEN 'h' THEN to_hours(regexp_extract(trim(duration), '^([0-9]+)', 1)::BIGINT)
+        WHEN 'd' THEN to_days(regexp_extract(trim(duration), '^([0-9]+)', 1)::INTEGER)
+        WHEN 'w' THEN to_weeks(regexp_extract(trim(duration), '^([0-9]+)', 1)::INTEGER)
+        WHEN 'mo' THEN to_months(regexp_extract(trim(duration), '^([0-9]+)', 1)::INTEGER)
+    END;
+
+-- burn_per_day(spend, reset_at, duration, week_spend): dollars a day, over the period so far
+-- when it began within the filters' range (its spend is LiteLLM's own count since the
+-- reset), else over the range (`week_spend`: the stored requests' spend in it). The range
+-- is the week before LiteLLM's key list was copied (queries/pages.py, budgets).
+CREATE MACRO burn_per_day(spend, reset_at, duration, week_spend) AS
+    CASE
+        WHEN reset_at - budget_period(duration) > getvariable('filters').range_start::TIMESTAMPTZ
+            THEN coalesce(spend, 0) * 86400.0 / NULLIF(
+                epoch(getvariable('filters').range_end::TIMESTAMPTZ) - epoch(reset_at - budget_period(duration)), 0
+            )
+        ELSE coalesce(week_spend, 0) * 86400.0 / NULLIF(
+            epoch(getvariable('filters').range_end::TIMESTAMPTZ)
+            - epoch(getvariable('filters').range_start::TIMESTAMPTZ),
+            0
+        )
+    END;
+
+-- budget_runs_out_at, budget_forecast(copied, spend, budget, reset_at, per_day): when a
+-- budget copied at `copied` runs out at the present pace, and what happens to it:
+-- no_budget, spent (nothing left), reset_due (the reset time has passed and LiteLLM has
+-- not reset it yet), idle (no spend to go by), runs_out (before the reset, or with no
+-- reset at all) or lasts (until the reset)
+CREATE MACRO budget_runs_out_at(copied, spend, budget, per_day) AS
+    CASE WHEN budget > coalesce(spend, 0) AND per_day > 0
+         THEN copied + to_microseconds(((budget - coalesce(spend, 0)) / per_day * 86400e6)::BIGINT) END;
+CREATE MACRO budget_forecast(copied, spend, budget, reset_at, per_day) AS
+    CASE
+        WHEN budget IS NULL THEN 'no_budget'
+        WHEN coalesce(spend, 0) >= budget THEN 'spent'
+        WHEN reset_at IS NOT NULL AND reset_at <= copied THEN 'reset_due'
+        WHEN coalesce(per_day, 0) <= 0 THEN 'idle'
+        WHEN reset_at IS NULL OR budget_runs_out_at(copied, spend, budget, per_day) < reset_at THEN 'runs_out'
+        ELSE 'lasts'
+    END;
+
 -- keys_in_scope, users_in_scope: LiteLLM's keys and users this session may see (a
 -- student: their own keys and their own user row)
 CREATE VIEW keys_in_scope AS
