@@ -12,6 +12,7 @@ figure handed to every session (dashboard/memo.py); callers never change a figur
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -212,7 +213,7 @@ def _stacked_over_time(
         "barmode": "stack",
         "hovermode": "x unified",
         "yaxis": _value_axis(tallest, "tokens" if total == "total_tokens" else "count", axis),
-        "xaxis": _time_axis(series["bucket"], span),
+        "xaxis": _time_axis(series["bucket"], span, DATE_LABELS["wide"]),
     }
     return _figure(traces, layout)
 
@@ -283,7 +284,7 @@ def cache_trend(
         )
     layout = {
         "hovermode": "x unified",
-        "xaxis": {"domain": [0, 0.94], **_time_axis(series["bucket"], span)},
+        "xaxis": {"domain": [0, 0.94], **_time_axis(series["bucket"], span, DATE_LABELS["cache"])},
         "yaxis": _value_axis(
             (series["cached_tokens"] + series["uncached_prompt_tokens"]).max(), "tokens", t("axis.tokens")
         ),
@@ -371,7 +372,8 @@ def share_bars(
             }
         )
     layout = _side_by_side(
-        [t(f"measure.{m}") for m in measures], [float(frame[_column(m)].max()) for m in measures]
+        [t(f"measure.{m}") for m in measures],
+        [_label_room(frame[_column(m)].astype(float)) for m in measures],
     )
     layout["margin"] = {"t": 28}
     layout["yaxis"] |= categories(order)
@@ -380,18 +382,39 @@ def share_bars(
     return _figure(traces, layout, height=fitted, legend=False)  # the page names who
 
 
-def _side_by_side(titles: list[str], maxima: list[float], gap: float = 0.04) -> dict[str, Any]:
-    """Panels side by side on one shared category axis, each with its own value axis and
-    title: what make_subplots(rows=1, shared_yaxes=True) gives, written out because
-    make_subplots alone takes ~30 ms, more than everything else in the figure."""
+# Plotly leaves no room for a horizontal bar's outside text: a long bar's label ran past its
+# panel, into the next one or off the chart, and lost its "%" (the GPU nodes' panels are 90 px
+# wide on a 1280 px screen). So each panel's value axis ends where the longest label still
+# fits after its bar in a panel of SHARE_PANEL_PX, the narrowest the page draws; a wider
+# panel has room to spare. LABEL_PX: a share label's width per character at Plotly's 12 px
+# font ("60.3%", Korean, is 31 px in Chromium; Plotly puts 3 px between bar and label).
+SHARE_PANEL_PX, LABEL_PX, LABEL_GAP_PX = 88, 6.2, 4
+
+
+def _label_room(totals: pd.Series) -> float:
+    """The end of a panel's value axis that leaves each bar's share label room after it.
+    Shares are written as format.percent writes them (what the bars' text says)."""
+    shares = totals / totals.sum() if totals.sum() else totals * 0
+    end = 0.0
+    for total, share in zip(totals, shares, strict=True):
+        free = SHARE_PANEL_PX - LABEL_GAP_PX - LABEL_PX * len(fmt.percent(share))  # px left for the bar
+        end = max(end, float(total) * SHARE_PANEL_PX / free)
+    return end or 1.0
+
+
+def _side_by_side(titles: list[str], ends: list[float], gap: float = 0.04) -> dict[str, Any]:
+    """Panels side by side on one shared category axis, each with its own value axis
+    (from 0 to its `ends`) and title: what make_subplots(rows=1, shared_yaxes=True) gives,
+    written out because make_subplots alone takes ~30 ms, more than everything else in the
+    figure."""
     width = (1 - gap * (len(titles) - 1)) / len(titles)
     layout: dict[str, Any] = {"barmode": "stack", "yaxis": {"automargin": True}, "annotations": []}
-    for i, (title, most) in enumerate(zip(titles, maxima, strict=True)):
+    for i, (title, end) in enumerate(zip(titles, ends, strict=True)):
         start = i * (width + gap)
         layout["xaxis" if i == 0 else f"xaxis{i + 1}"] = {
             "domain": [start, start + width],
             "anchor": "y",
-            "range": [0, most * 1.3 or 1],
+            "range": [0, end],
             "showticklabels": False,
             "showgrid": False,
             "zeroline": False,
@@ -561,8 +584,14 @@ def _periodic(span: Span | None) -> dict[str, Any]:
     return {"xperiod": BUCKET_MS[span.bucket], "xperiodalignment": "middle"}
 
 
-def _time_axis(buckets: pd.Series, span: Span | None) -> dict[str, Any]:
-    axis = _date_axis(buckets)
+def _time_axis(buckets: pd.Series, span: Span | None, labels: int) -> dict[str, Any]:
+    """A time chart's x axis over the page's `span` (or its buckets), with at most about
+    `labels` date labels (see DATE_LABELS)."""
+    covers = None
+    if span is not None:
+        start, end = pd.Timestamp(span.start), pd.Timestamp(span.end)
+        covers = (start, math.ceil((end - start) / pd.Timedelta(days=1)))
+    axis = _date_axis(buckets, labels, covers)
     if span is not None:
         axis |= {"range": [span.start, span.end], "autorange": False}
     return axis
@@ -571,10 +600,18 @@ def _time_axis(buckets: pd.Series, span: Span | None) -> dict[str, Any]:
 RATE_TICKS = [0.0, 0.25, 0.5, 0.75, 1.0]
 
 
-def _date_axis(buckets: pd.Series) -> dict[str, Any]:
+def _date_axis(
+    buckets: pd.Series, labels: int, covers: tuple[pd.Timestamp, int] | None = None
+) -> dict[str, Any]:
     """The time axis's dates in the session's language: "Dec 3" (Korean "12월 3일"), 24-hour
-    "15:00" below a day, "2026년 12월 3일 15:00" in the hover. Daily buckets over a few
-    days get one tick a day: Plotly would tick every 12 hours, "00:00" under each day."""
+    "15:00" below a day, "2026년 12월 3일 15:00" in the hover; always level, and at most
+    about `labels` of them over the axis (`covers`: its first midnight and how many days it
+    covers; else the buckets').
+
+    Plotly turns labels that would overlap on their side (vertical in the Prompt caching
+    chart at 1280 px): fewer labels, each read level, instead. Daily buckets over a few days
+    get a tick every day or every few days: Plotly would tick every 12 hours, "00:00"
+    under each day."""
     day_ms = DAY_MS
     stops = [
         # Plotly takes the first stop whose range holds the tick step, ends included: a
@@ -589,13 +626,34 @@ def _date_axis(buckets: pd.Series) -> dict[str, Any]:
     axis: dict[str, Any] = {
         "tickformatstops": stops,
         "hoverformat": t("axis.date.hover_day" if daily else "axis.date.hover"),
+        "tickangle": 0,
     }
-    if daily and times.nunique() <= DAILY_TICKS:
-        axis["dtick"] = day_ms
+    start, count = covers or (times.min().normalize(), times.nunique())
+    if daily and count <= DAILY_TICKS:
+        axis |= _day_ticks(start, count, labels)
+    else:  # Plotly's own step, under `labels` ticks: from a day up (there are more days than labels)
+        axis["nticks"] = labels
     return axis
 
 
-DAILY_TICKS = 10  # up to this many days, a tick each; beyond, Plotly's spacing is a day or more
+def _day_ticks(start: pd.Timestamp, days: int, labels: int) -> dict[str, Any]:
+    """A tick every day or every few days, at most `labels`, on the midnights inside the
+    axis and centred among them: a step of days from Plotly's own start (2000-01-01) left
+    one label on a narrow chart, or one half off its edge."""
+    step = math.ceil(days / labels)
+    inside = days - 1  # the midnights between the first and the end
+    if inside < 1:
+        return {"dtick": DAY_MS * step}
+    ticks = (inside - 1) // step + 1
+    offset = 1 + (inside - 1 - (ticks - 1) * step) // 2
+    return {"dtick": DAY_MS * step, "tick0": str(start + pd.Timedelta(days=offset))}
+
+
+DAILY_TICKS = 10  # up to this many days, ticks on chosen days; beyond, Plotly's own step (a day or more)
+# The most date labels a time chart carries: its plot's width on a 1280 px screen (the
+# narrowest the README promises; measured in Chromium) over 64 px, a label ("11월 29일" is
+# 50 px) and the space between two.
+DATE_LABELS = {"cache": 2, "wide": 5, "half": 4, "page": 10}  # 136, 355, 276 and 717 px
 
 
 def _value_axis(top: Any, unit: Unit, title: str) -> dict[str, Any]:
@@ -716,7 +774,7 @@ def node_lines(
         "hovermode": "closest",
         "yaxis": _value_axis(tallest, unit, axis),
         "xaxis": (
-            _time_axis(frame[x], span)
+            _time_axis(frame[x], span, DATE_LABELS["half"])
             if x == "bucket"
             else _value_axis(max(part[x].max() for part in shown), "count", t(f"axis.{x}"))
         ),
@@ -751,6 +809,6 @@ def failures_over_time(failures: pd.DataFrame, span: Span | None = None) -> go.F
         "barmode": "stack",
         "hovermode": "closest",
         "yaxis": _value_axis(failures.groupby("bucket")["failures"].sum().max(), "count", t("axis.failures")),
-        "xaxis": _time_axis(failures["bucket"], span),
+        "xaxis": _time_axis(failures["bucket"], span, DATE_LABELS["page"]),
     }
     return _figure(traces, layout)

@@ -605,3 +605,69 @@ def test_the_users_bars_and_their_clients_grid_grow_with_the_people_shown() -> N
     cells = {n: figures.client_matrix(grid(n)).to_dict()["layout"]["height"] for n in (1, 13)}
     assert bars[1] <= 100 and cells[1] <= 160  # one row is a bar's thickness, not a wall
     assert bars[13] >= 13 * 26 and cells[13] >= 13 * 26  # each of thirteen gets a readable row
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+@pytest.mark.parametrize("counts", [[60, 20, 19, 1], [1], [5, 5], [999, 1]])
+def test_share_labels_have_room_after_their_bars_in_the_narrowest_panel(
+    lang: Language, counts: list[int]
+) -> None:
+    """Plotly reserves no room for a horizontal bar's outside text: each panel's axis ends
+    where every bar's label still fits after it in a SHARE_PANEL_PX panel (the GPU nodes'
+    on a 1280 px screen; tests/test_widths.py checks the labels there in Chromium)."""
+    frame = pd.DataFrame(
+        {
+            "node": [f"node-{i}" for i in range(len(counts))],
+            "requests": counts,
+            "total_tokens": [c * 1000 for c in reversed(counts)],
+        }
+    )
+    with use_language(lang):
+        fig = valid(figures.share_bars(frame, "node", ("requests", "tokens")))
+    panel = figures.SHARE_PANEL_PX
+    for trace, axis in zip(fig.data, (fig.layout.xaxis, fig.layout.xaxis2), strict=True):
+        assert trace.textposition == "outside" and trace.cliponaxis is False
+        end = axis.range[1]
+        for value, text in zip(values(trace.x), trace.text, strict=True):
+            bar = value / end * panel
+            assert bar + figures.LABEL_GAP_PX + figures.LABEL_PX * len(text) <= panel + 1e-9, (text, bar)
+        assert end < max(values(trace.x)) * 2.2  # and the bars still fill most of it
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_date_labels_stay_level_and_few_enough_for_their_chart(lang: Language) -> None:
+    """Plotly turned the Prompt caching chart's eight dates on their side at 1280 px: every
+    time chart keeps its labels level, at most DATE_LABELS of them, on midnights inside
+    the page's span (never half off its edge)."""
+    days = pd.date_range("2026-11-28", periods=8, freq="D")
+    series = pd.DataFrame(
+        {
+            "bucket": days,
+            **dict.fromkeys(figures.KINDS, 100),
+            "cached_tokens": 100,
+            "uncached_prompt_tokens": 300,
+            "total_tokens": 500,
+            "cache_hit_rate": 0.25,
+            "requests": 3,
+            "successes": 2,
+            "failures": 1,
+        }
+    )
+    span = figures.Span("2026-11-28 00:00:00", "2026-12-06 00:00:00", "day")
+    nodes = series.assign(node="l40-a", output_tps_p50=40.0)
+    with use_language(lang):
+        charts = {
+            "cache": figures.cache_trend(series, span=span),
+            "wide": figures.tokens_over_time(series, span=span),
+            "half": figures.node_lines(nodes, "output_tps_p50", "tok/s", span=span),
+            "page": figures.failures_over_time(_failures(8).assign(bucket=days), span),
+        }
+    start, end = pd.Timestamp(span.start), pd.Timestamp(span.end)
+    for name, fig in charts.items():
+        axis = valid(fig).layout.xaxis
+        assert axis.tickangle == 0, name
+        step = pd.Timedelta(milliseconds=axis.dtick)
+        first = pd.Timestamp(axis.tick0) if axis.tick0 is not None else start
+        ticks = [first + i * step for i in range(-20, 20) if start < first + i * step < end]
+        assert 2 <= len(ticks) <= figures.DATE_LABELS[name], (name, ticks)
+        assert all(tick == tick.normalize() for tick in ticks), name  # on midnights, as "Nov 29"
