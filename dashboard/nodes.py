@@ -24,13 +24,13 @@ from queries.runner import Reader
 def _columns() -> dict[str, Any]:
     """The tables' columns, labelled in the session's language (built per run: a module
     constant would keep the language of whichever session imported this first). Numbers
-    carry no format here: tables.FORMATS writes them (11.7 s, not 11695 ms)."""
+    carry no format here: FORMATS below writes them (11.7 s, not 11695 ms). The share is
+    a number written as a percentage, not a progress bar: the bar took 150 px, which the
+    medians' columns need on a 1280 px screen (the bars of the Overview show the shares)."""
     number = st.column_config.NumberColumn
     return {
         "requests": number(t("col.requests")),
-        "requests_share": st.column_config.ProgressColumn(
-            t("col.share"), min_value=0.0, max_value=100.0, format=t("colfmt.percent")
-        ),
+        "requests_share": number(t("col.share")),
         "failure_rate": number(t("col.failure_rate")),
         "ttft_p50_ms": number(t("col.ttft_p50_ms")),
         "ttft_p95_ms": number(t("col.ttft_p95_ms")),
@@ -44,9 +44,28 @@ def _columns() -> dict[str, Any]:
     }
 
 
+# Thirteen columns (fourteen with a highlighted user) are 1,100 px or more, wider than the
+# page on a 1280 or 1440 px screen: the frame's edge cut a value in half and the rest hid
+# behind a scroll. So each table is two, one under the other, each the page's width: how
+# much and how fast at the median (the highlighted user's requests beside the requests),
+# then the slowest 5 % and the prompts' sizes.
+MEDIANS = (
+    "requests",
+    "mine",
+    "requests_share",
+    "failure_rate",
+    "ttft_p50_ms",
+    "output_tps_p50",
+    "speed_too_short",
+    "latency_p50_ms",
+)
+TAILS = ("ttft_p95_ms", "output_tps_p95", "latency_p95_ms", "prompt_p50", "prompt_p95")
+
+
 # each column written as the cards write its unit (prompt sizes are token counts)
 FORMATS: dict[str, tables.Formatter] = {
     "requests": fmt.count,
+    "requests_share": fmt.percent,
     "failure_rate": fmt.percent,
     "ttft_p50_ms": fmt.duration_ms,
     "ttft_p95_ms": fmt.duration_ms,
@@ -130,12 +149,13 @@ def render(config: Config, reader: Reader, state: ViewState) -> None:
 
 
 def _table(frame: pd.DataFrame, label: str, mine: pd.DataFrame | None, who: str | None) -> None:
+    """The medians' table, then the tails' (MEDIANS, TAILS), rows in the same order."""
     columns = {label: st.column_config.TextColumn(t(f"col.{label}")), **_columns()}
     shown = frame[[c for c in columns if c in frame]]
     if who is not None and mine is not None:
         counts = mine.set_index(label)["requests"] if not mine.empty else pd.Series(dtype="int64")
         shown = shown.assign(mine=shown[label].map(counts).fillna(0).astype("int64"))
         columns["mine"] = st.column_config.NumberColumn(plain("nodes.mine", who=short(who)))
-    if "requests_share" in shown:
-        shown = shown.assign(requests_share=tables.percent_bar(shown["requests_share"]))
-    tables.show(tables.styled(shown, FORMATS), columns)
+    for part in (MEDIANS, TAILS):
+        names = [label, *(c for c in part if c in shown)]
+        tables.show(tables.styled(shown[names], FORMATS), {c: columns[c] for c in names})
