@@ -544,7 +544,8 @@ def budget_bars(budgets: pd.DataFrame, tz: str) -> None:
 LEVEL_BARS = (
     "<style>"
     + "".join(
-        f"[class*='st-key-budget-{level}-'] [data-testid='stProgressBarTrack'] > div {{ background: {colour}; }}"
+        f"[class*='st-key-budget-{level}-'] [data-testid='stProgressBarTrack'] > div "
+        f"{{ background: {colour}; }}"
         for level, colour in fmt.LEVEL_HEX.items()
     )
     + "</style>"
