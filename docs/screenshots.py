@@ -1,54 +1,77 @@
-"""Take the README's screenshots: the overview of a simulated lab, light and dark.
+"""Take the README's screenshots of the demo: the overview light, dark and in Korean, the
+Nodes page, and a student's own page.
 
     .venv/bin/python -m docs.screenshots
 
-Builds a store from etl/simulate.py (clearly not real data), serves it with Streamlit
-and photographs it in headless Chromium. Writes docs/overview-light.png and
-docs/overview-dark.png.
+Builds the demo store (etl/demo.py: simulated, and labelled as a demo on every page),
+serves it with Streamlit and photographs it in headless Chromium at 1440 px. Korean needs
+a CJK font (Debian's fonts-noto-cjk), else its letters are drawn as boxes.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import secrets
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
-from dashboard.auth import hash_password
-from etl.config import Config
-from etl.run import ingest_rows
-from etl.simulate import node_rules, simulate
+from dashboard.strings import EN, Language
+from dashboard.strings_ko import KO
+from etl import demo
 from tests.browser import chromium, streamlit_server, wait_until_rendered
 
 DOCS = Path(__file__).resolve().parent
 NOW = dt.datetime(2026, 12, 3, 9, 0, tzinfo=dt.UTC)
+VIEW = "range=custom&from=2026-11-04&to=2026-12-03"
+STUDENT = "minji.park"
+
+
+@dataclass(frozen=True)
+class Shot:
+    name: str
+    theme: str
+    path: str  # the view (the link a person opens)
+    page: str = ""  # the page then opened from the navigation ("page.nodes"); "" the first
+    lang: Language = "en"
+    student: bool = False  # signed in with a student's key, not as the administrator
+    charts: int = 8
+    height: int = 2700  # the page's height: Streamlit scrolls inside its own frame, not the window
+
+
+SHOTS = (
+    Shot("overview-light", "light", f"/?{VIEW}"),
+    Shot("overview-dark", "dark", f"/?{VIEW}&highlight=junho.lee"),
+    Shot("overview-korean", "light", f"/?{VIEW}&lang=ko", lang="ko"),
+    Shot("nodes", "light", f"/?{VIEW}", page="page.nodes", charts=5, height=1900),
+    Shot("student", "light", f"/?{VIEW}", student=True, charts=4, height=2300),
+)
 
 
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        store = Path(tmp) / "store"
-        ingest_rows(Config(store=store, nodes=node_rules()), simulate(days=45, end=NOW))
-        password = secrets.token_urlsafe(16)  # a throwaway administrator for this run
-        env = {
-            "USAGE_STORE": str(store),
-            "USAGE_TIMEZONE": "Asia/Seoul",
-            "USAGE_ADMIN_PASSWORD_HASH": hash_password(password),
-        }
-        view = "/?range=custom&from=2026-11-04&to=2026-12-03"
-        for theme, query in (("light", view), ("dark", view + "&highlight=junho.lee")):
+        store = Path(tmp) / "demo"
+        demo.build(store, now=NOW)
+        env = {"USAGE_STORE": str(store), "USAGE_TIMEZONE": "Asia/Seoul"}
+        for shot in SHOTS:
             with (
-                streamlit_server(env, "--theme.base", theme) as url,
-                chromium(viewport={"width": 1366, "height": 2550}, device_scale_factor=1) as page,
+                streamlit_server(env, "--theme.base", shot.theme) as url,
+                chromium(viewport={"width": 1440, "height": shot.height}, device_scale_factor=1) as page,
             ):
-                page.goto(url + query)
+                text = KO if shot.lang == "ko" else EN
+                page.goto(url + shot.path)
                 wait_until_rendered(page)
-                page.get_by_role("tab", name="Administrator").click()
-                page.get_by_role("textbox", name="Password").fill(password)
-                page.locator("[data-testid='stForm']").nth(1).get_by_role("button", name="Sign in").click()
-                wait_until_rendered(page, charts=8)
+                if shot.student:
+                    page.get_by_role("textbox", name=text["signin.key"]).fill(demo.demo_key(STUDENT))
+                    page.get_by_role("button", name=text["signin.submit"]).first.click()
+                else:
+                    page.get_by_role("button", name=text["demo.as_admin"]).click()
+                if shot.page:  # a page of its own after signing in, as a person opens it
+                    wait_until_rendered(page)
+                    page.locator("[data-testid='stSidebarNav'] a", has_text=text[shot.page]).click()
+                wait_until_rendered(page, charts=shot.charts)
                 page.wait_for_timeout(1500)
-                page.screenshot(path=str(DOCS / f"overview-{theme}.png"))
-                print(f"wrote docs/overview-{theme}.png")
+                page.screenshot(path=str(DOCS / f"{shot.name}.png"))
+                print(f"wrote docs/{shot.name}.png")
 
 
 if __name__ == "__main__":
