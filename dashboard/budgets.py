@@ -9,6 +9,7 @@ from dashboard import format as fmt
 from dashboard import panels, tables
 from dashboard.strings import t
 from etl.config import Config
+from queries import pages
 from queries.runner import Reader
 
 # Thirteen columns are 1,160 px or more (Korean dates are longer), wider than the page on a
@@ -36,7 +37,7 @@ def render(config: Config, reader: Reader, tz: str) -> None:
     if status is None:
         return
     panels.freshness(status, config, tz, reader)
-    budgets = reader.run("budgets")
+    budgets = pages.budgets(reader)
     over = int((budgets["budget_used"] >= 1).sum())
     near = int(((budgets["budget_used"] >= fmt.BUDGET_NEAR) & (budgets["budget_used"] < 1)).sum())
     st.markdown(t("budgets.summary", keys=len(budgets), over=over, near=near))

@@ -11,6 +11,7 @@ from dashboard import panels
 from dashboard.strings import t
 from dashboard.view_state import ViewState
 from etl.config import Config
+from queries import pages
 from queries.scope import ScopedReader
 
 DOWNLOADS = (("by_bucket", "download.series"), ("by_model", "download.models"))
@@ -23,7 +24,7 @@ def render(config: Config, reader: ScopedReader, state: ViewState) -> None:
     page = panels.load(reader, state, dt.datetime.now(dt.UTC))
     panels.freshness(status, config, state.tz, reader, reasons=False)
     with st.container(border=True):
-        panels.budget_bars(reader.run("budgets", page.filters), state.tz)
+        panels.budget_bars(pages.budgets(reader), state.tz)
     panels.cards(page)
     panels.time_charts(page)
     left, right = st.columns([1, 1])

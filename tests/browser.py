@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -73,16 +73,34 @@ def streamlit_server(env: dict[str, str], *args: str) -> Iterator[str]:
 
 
 @contextmanager
-def known_store_server(tmp_path: Path, password: str) -> Iterator[str]:
-    """The dashboard over tests/known_store.py's store (built under `tmp_path`), with
-    `password` for the administrators; yields its URL."""
+def store_server(store: Path, password: str) -> Iterator[str]:
+    """The dashboard over `store`, in Seoul, with `password` for the administrators;
+    yields its URL."""
     env = {
-        "USAGE_STORE": str(known_store.build(tmp_path / "store")),
+        "USAGE_STORE": str(store),
         "USAGE_TIMEZONE": "Asia/Seoul",
         "USAGE_ADMIN_PASSWORD_HASH": hash_password(password),
     }
     with streamlit_server(env) as url:
         yield url
+
+
+@contextmanager
+def known_store_server(tmp_path: Path, password: str) -> Iterator[str]:
+    """The dashboard over tests/known_store.py's store (built under `tmp_path`)."""
+    with store_server(known_store.build(tmp_path / "store"), password) as url:
+        yield url
+
+
+def sign_in_as_administrator(page: Any, password: str, texts: Mapping[str, str], charts: int = 0) -> None:
+    """Through the sign-in form's administrator tab, labelled by `texts` (a language's
+    catalogue), as a person would; returns once the page and `charts` charts are drawn."""
+    wait_until_rendered(page)
+    page.get_by_role("tab", name=texts["signin.admin"]).click()
+    page.get_by_role("textbox", name=texts["signin.password"]).fill(password)
+    page.locator("[data-testid='stForm']").nth(1).get_by_role("button", name=texts["signin.submit"]).click()
+    page.wait_for_selector("[data-testid='stMetric']", timeout=60_000)
+    wait_until_rendered(page, charts=charts)
 
 
 @contextmanager

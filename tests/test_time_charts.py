@@ -14,7 +14,6 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from dashboard.auth import hash_password
 from etl.config import Config
 from etl.run import ingest_rows
 from tests import known_store
@@ -23,7 +22,7 @@ from tests.browser import (
     chart_data,
     chromium,
     known_store_server,
-    streamlit_server,
+    store_server,
     wait_until_rendered,
 )
 from tests.plotly_json import decode
@@ -62,12 +61,7 @@ def recent_rows(now: dt.datetime) -> list[dict[str, Any]]:
 def recent_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     store = tmp_path_factory.mktemp("recent") / "store"
     ingest_rows(Config(store=store, nodes=known_store.NODES), recent_rows(dt.datetime.now(dt.UTC)))
-    env = {
-        "USAGE_STORE": str(store),
-        "USAGE_TIMEZONE": "Asia/Seoul",
-        "USAGE_ADMIN_PASSWORD_HASH": hash_password(PASSWORD),
-    }
-    with streamlit_server(env) as url:
+    with store_server(store, PASSWORD) as url:
         yield url
 
 

@@ -17,7 +17,13 @@ import pytest
 
 from dashboard.strings import EN, LANGUAGE_NAMES, Language
 from dashboard.strings_ko import KO
-from tests.browser import ARTIFACTS, chromium, known_store_server, wait_until_rendered
+from tests.browser import (
+    ARTIFACTS,
+    chromium,
+    known_store_server,
+    sign_in_as_administrator,
+    wait_until_rendered,
+)
 
 PASSWORD = "correct horse battery staple"
 TEXTS = {"en": EN, "ko": KO}
@@ -115,13 +121,7 @@ def check_view(page: Any, view: dict[str, list[str]], lang: Language, *, overvie
 
 
 def sign_in(page: Any, lang: Language) -> None:
-    text = TEXTS[lang]
-    wait_until_rendered(page)
-    page.get_by_role("tab", name=text["signin.admin"]).click()
-    page.get_by_role("textbox", name=text["signin.password"]).fill(PASSWORD)
-    page.locator("[data-testid='stForm']").nth(1).get_by_role("button", name=text["signin.submit"]).click()
-    page.wait_for_selector("[data-testid='stMetric']", timeout=60_000)
-    wait_until_rendered(page)
+    sign_in_as_administrator(page, PASSWORD, TEXTS[lang])
 
 
 def switch_to(page: Any, lang: Language) -> None:

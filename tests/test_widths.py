@@ -30,11 +30,10 @@ from typing import Any
 
 import pytest
 
-from dashboard.auth import hash_password
 from dashboard.strings import EN, Language
 from dashboard.strings_ko import KO
 from etl import demo
-from tests.browser import ARTIFACTS, chromium, streamlit_server, wait_until_rendered
+from tests.browser import ARTIFACTS, chromium, sign_in_as_administrator, store_server, wait_until_rendered
 
 PASSWORD = "correct horse battery staple"
 TEXTS = {"en": EN, "ko": KO}
@@ -49,23 +48,12 @@ NODES_CHARTS = 5
 def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     store = tmp_path_factory.mktemp("widths") / "store"
     demo.build(store)
-    env = {
-        "USAGE_STORE": str(store),
-        "USAGE_TIMEZONE": "Asia/Seoul",
-        "USAGE_ADMIN_PASSWORD_HASH": hash_password(PASSWORD),
-    }
-    with streamlit_server(env) as url:
+    with store_server(store, PASSWORD) as url:
         yield url
 
 
 def sign_in(page: Any, lang: Language) -> None:
-    text = TEXTS[lang]
-    wait_until_rendered(page)
-    page.get_by_role("tab", name=text["signin.admin"]).click()
-    page.get_by_role("textbox", name=text["signin.password"]).fill(PASSWORD)
-    page.locator("[data-testid='stForm']").nth(1).get_by_role("button", name=text["signin.submit"]).click()
-    page.wait_for_selector("[data-testid='stMetric']", timeout=60_000)
-    wait_until_rendered(page, charts=OVERVIEW_CHARTS)
+    sign_in_as_administrator(page, PASSWORD, TEXTS[lang], charts=OVERVIEW_CHARTS)
 
 
 def open_page(page: Any, key: str, lang: Language, charts: int = 0) -> None:
