@@ -18,13 +18,14 @@ DOWNLOADS = (("by_bucket", "download.series"), ("by_model", "download.models"))
 
 
 def render(config: Config, reader: ScopedReader, state: ViewState) -> None:
-    status = panels.store_status(reader)
-    if status is None:
-        return
-    page = panels.load(reader, state, dt.datetime.now(dt.UTC))
+    status = reader.run("store_status").iloc[0]
     panels.freshness(status, config, state.tz, reader, reasons=False)
     with st.container(border=True):
         panels.budget_bars(pages.budgets(reader), state.tz)
+    if int(status["requests"]) == 0:  # a new key: its budget, and no charts of nothing
+        st.info(t("student.no_requests"))
+        return
+    page = panels.load(reader, state, dt.datetime.now(dt.UTC))
     panels.cards(page)
     panels.time_charts(page)
     left, right = st.columns([1, 1])

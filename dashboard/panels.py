@@ -14,7 +14,7 @@ from zoneinfo import available_timezones as _available_timezones
 import pandas as pd
 import streamlit as st
 
-from dashboard import figures, untrusted
+from dashboard import figures, forecasts, untrusted
 from dashboard import format as fmt
 from dashboard.strings import current_language, t
 from dashboard.view_state import RANGES, USER_MEASURES, ViewState, parse, to_params
@@ -514,6 +514,7 @@ def budget_bars(budgets: pd.DataFrame, tz: str) -> None:
                 share=fmt.percent(used),
             )
             _level_bar(level, f"key{index}", min(max(used, 0.0), 1.0), text)
+            st.markdown(forecasts.sentence(key, tz))
         details = []
         if not fmt.missing(key["budget_reset_at"]):
             details.append(
@@ -536,6 +537,7 @@ def budget_bars(budgets: pd.DataFrame, tz: str) -> None:
         used = spent / budget if budget else 1.0
         text = t("budget.user", spend=fmt.usd(spent), budget=fmt.usd(budget))
         _level_bar(fmt.budget_level(used), "user", min(used, 1.0), text)
+        st.markdown(forecasts.sentence(first, tz, person=True))
 
 
 # A budget bar's fill in its level's colour: Streamlit draws every progress bar in the

@@ -146,6 +146,37 @@ EN: dict[str, str] = {
     "budget.limits": "limits: {limits}",
     "budget.no_limits": "no rate limits",
     "budget.user": "Your personal budget across keys: {spend} of {budget}",
+    # budget forecasts (dashboard/forecasts.py): the pace is the last 7 days'
+    "forecast.runs_out": (
+        "At this pace ({per_day} a day) it runs out around {when}, {ahead} before its reset on {reset}."
+    ),
+    "forecast.runs_out_no_reset": (
+        "At this pace ({per_day} a day) it runs out around {when}; it does not reset."
+    ),
+    "forecast.lasts": "At this pace ({per_day} a day) it lasts until its reset on {reset}.",
+    "forecast.spent": "It is used up until its reset on {reset}.",
+    "forecast.spent_no_reset": "It is used up, and it does not reset.",
+    "forecast.reset_due": "Its reset was due on {reset}; LiteLLM resets it at its next budget check.",
+    "forecast.idle": "No spend in the last 7 days: nothing to forecast from.",
+    "forecast.no_budget": "No budget to run out.",
+    "forecast.status.runs_out": "runs out before the reset",
+    "forecast.status.lasts": "lasts until the reset",
+    "forecast.status.spent": "used up",
+    "forecast.status.reset_due": "reset overdue",
+    "forecast.status.idle": "no recent spend",
+    "forecast.status.no_budget": "no budget",
+    "budgets.pace": "Per day",
+    "budgets.forecast": "At this pace",
+    "budgets.runs_out": "Runs out",
+    "budgets.every": "Every",
+    "budgets.pace_note": (
+        "At this pace: each key's spend a day over the last 7 days (or since its budget last reset), "
+        "and whether its budget lasts until LiteLLM resets it."
+    ),
+    "student.no_requests": (
+        "No requests of yours have been copied from LiteLLM yet: your charts appear after your first one."
+    ),
+    "budgets.people": "People's own budgets, across their keys",
     # administrator budget table
     "budgets.summary": "**{keys}** keys: **{over}** over budget, **{near}** above 80 %.",
     "budgets.key": "Key",

@@ -125,6 +125,32 @@ KO: dict[str, str] = {
     "budget.limits": "한도: {limits}",
     "budget.no_limits": "속도 제한 없음",
     "budget.user": "키 전체에 걸친 개인 예산: {budget} 중 {spend}",
+    "forecast.runs_out": (
+        "지금 속도(하루 {per_day})라면 {when}쯤 소진됩니다. {reset} 초기화보다 {ahead} 이릅니다."
+    ),
+    "forecast.runs_out_no_reset": "지금 속도(하루 {per_day})라면 {when}쯤 소진되며, 초기화되지 않습니다.",
+    "forecast.lasts": "지금 속도(하루 {per_day})라면 {reset} 초기화 때까지 남습니다.",
+    "forecast.spent": "모두 사용했습니다. {reset}에 초기화됩니다.",
+    "forecast.spent_no_reset": "모두 사용했으며 초기화되지 않습니다.",
+    "forecast.reset_due": "{reset}에 초기화될 예정이었습니다. LiteLLM이 다음 예산 점검 때 초기화합니다.",
+    "forecast.idle": "최근 7일간 사용이 없어 예측할 근거가 없습니다.",
+    "forecast.no_budget": "소진될 예산이 없습니다.",
+    "forecast.status.runs_out": "초기화 전 소진",
+    "forecast.status.lasts": "초기화까지 충분",
+    "forecast.status.spent": "모두 사용",
+    "forecast.status.reset_due": "초기화 지연",
+    "forecast.status.idle": "최근 사용 없음",
+    "forecast.status.no_budget": "예산 없음",
+    "budgets.pace": "하루 비용",
+    "budgets.forecast": "지금 속도라면",
+    "budgets.runs_out": "소진 예상",
+    "budgets.every": "주기",
+    "budgets.pace_note": (
+        "지금 속도: 최근 7일(또는 마지막 초기화 이후)의 하루 비용으로 본, "
+        "예산이 LiteLLM의 초기화 때까지 남는지 여부입니다."
+    ),
+    "student.no_requests": "아직 LiteLLM에서 복사된 내 요청이 없습니다. 첫 요청 이후 차트가 나타납니다.",
+    "budgets.people": "사용자별 개인 예산(키 전체)",
     # administrator budget table
     "budgets.summary": "키 **{keys}**개 중 예산 초과 **{over}**개, 80% 이상 사용 **{near}**개",
     "budgets.key": "키",

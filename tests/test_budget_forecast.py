@@ -11,7 +11,9 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 import pytest
+from streamlit.testing.v1 import AppTest
 
+from dashboard.auth import Identity
 from etl.config import Config
 from etl.load import write_snapshot
 from etl.run import ingest_rows
@@ -19,6 +21,7 @@ from etl.store import KEYS_FILE, KEYS_SCHEMA, USERS_FILE, USERS_SCHEMA
 from queries import pages
 from queries.runner import StoreReader, reader
 from tests import known_store
+from tests.test_pages import APP
 
 UTC = dt.UTC
 COPIED = dt.datetime(2026, 12, 10, 12, 0, tzinfo=UTC)  # when the ETL copied the key list
@@ -85,7 +88,7 @@ KEYS = [
 
 
 @pytest.fixture(scope="module")
-def budgets(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     store = tmp_path_factory.mktemp("forecast") / "store"
     ingest_rows(Config(store=store, nodes=known_store.NODES), ROWS)
     write_snapshot(store / KEYS_FILE, pa.Table.from_pylist(KEYS, schema=KEYS_SCHEMA))
@@ -99,6 +102,11 @@ def budgets(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
         "snapshot_at": COPIED,
     }
     write_snapshot(store / USERS_FILE, pa.Table.from_pylist([runner], schema=USERS_SCHEMA))
+    return store
+
+
+@pytest.fixture(scope="module")
+def budgets(store: Path) -> pd.DataFrame:
     read: StoreReader = reader(store, "Asia/Seoul")
     return pages.budgets(read).set_index("key_alias")
 
@@ -154,3 +162,83 @@ def test_a_store_without_litellms_key_list_has_no_budgets_and_no_error(tmp_path:
     store = tmp_path / "store"
     ingest_rows(Config(store=store, nodes=known_store.NODES), ROWS[:1])
     assert pages.budgets(reader(store, "UTC")).empty
+
+
+def app(store: Path, monkeypatch: pytest.MonkeyPatch, identity: Identity, lang: str = "en") -> AppTest:
+    monkeypatch.setenv("USAGE_STORE", str(store))
+    monkeypatch.setenv("USAGE_TIMEZONE", "Asia/Seoul")
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state["identity"] = identity
+    at.query_params["lang"] = lang
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def student(user: str) -> Identity:
+    return Identity(role="student", name=user, keys=(known_store.key_of(user),), key=known_store.key_of(user))
+
+
+def texts(at: AppTest) -> list[str]:
+    return [str(m.value) for m in at.markdown]
+
+
+def test_a_student_reads_when_their_budget_runs_out_in_one_sentence(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In Seoul time: $4 left at $0.50 a day runs out on Dec 18, 21:00, a day and a half
+    before the reset on Dec 20, 09:00; their own budget across keys lasts until its reset."""
+    shown = texts(app(store, monkeypatch, student("runner")))
+    assert (
+        "At this pace ($0.50 a day) it runs out around 2026-12-18 21:00, "
+        "36 h before its reset on 2026-12-20 09:00."
+    ) in shown
+    assert "At this pace ($0.50 a day) it lasts until its reset on 2026-12-31 09:00." in shown
+    # only their own key's figures: the other keys' paces appear nowhere on the page
+    assert not [text for text in shown if "$0.20 a day" in text or "used up" in text]
+
+
+def test_a_student_reads_their_forecast_in_korean(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    shown = texts(app(store, monkeypatch, student("laster"), lang="ko"))
+    assert "지금 속도(하루 $0.20)라면 2026년 12월 12일 09:00 초기화 때까지 남습니다." in shown
+
+
+def test_students_without_recent_spend_or_past_their_reset_are_told_so(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert "No spend in the last 7 days: nothing to forecast from." in texts(
+        app(store, monkeypatch, student("idler"))
+    )
+    assert "Its reset was due on 2026-12-09 09:00; LiteLLM resets it at its next budget check." in texts(
+        app(store, monkeypatch, student("overdue"))
+    )
+    assert "It is used up until its reset on 2026-12-30 09:00." in texts(
+        app(store, monkeypatch, student("spender"))
+    )
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_the_budgets_page_puts_the_soonest_run_out_first_with_its_pace(
+    store: Path, monkeypatch: pytest.MonkeyPatch, lang: str
+) -> None:
+    at = app(store, monkeypatch, Identity(role="admin", name="admin"), lang)
+    at._page_hash = next(h for h, p in at._registered_pages.items() if p["url_pathname"] == "budgets")
+    at.run()
+    assert not at.exception, at.exception
+    standing, pace, limits, people = (getattr(d.value, "data", d.value) for d in at.dataframe)
+    assert list(pace["key_alias"][:2]) == ["fresh-laptop", "runner-laptop"]
+    assert list(standing["key_alias"]) == list(pace["key_alias"]) == list(limits["key_alias"])
+    runs_out = {"en": "runs out before the reset", "ko": "초기화 전 소진"}[lang]
+    assert list(pace["forecast"][:2]) == [runs_out, runs_out]
+    assert pace["burn_per_day"].iloc[1] == pytest.approx(0.5)
+    assert pace["runs_out_at"].iloc[1] == pd.Timestamp("2026-12-18 21:00", tz="Asia/Seoul")
+    statuses = dict(zip(pace["key_alias"], pace["forecast"], strict=True))
+    expected = {
+        "en": ["no budget", "no recent spend", "used up", "reset overdue", "lasts until the reset"],
+        "ko": ["예산 없음", "최근 사용 없음", "모두 사용", "초기화 지연", "초기화까지 충분"],
+    }[lang]
+    keys = ["nobody-laptop", "idler-laptop", "spender-laptop", "overdue-laptop", "laster-laptop"]
+    assert [statuses[k] for k in keys] == expected
+    # a person's own budget across keys: the runner's lasts until Dec 31
+    assert list(people["user_id"]) == ["runner"]
+    assert people["user_forecast"].iloc[0] == {"en": "lasts until the reset", "ko": "초기화까지 충분"}[lang]
