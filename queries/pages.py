@@ -80,3 +80,14 @@ def budgets(reader: Reader) -> pd.DataFrame:
         return reader.run("budgets")  # no key list: no budgets, and no week to pace them by
     copied = pd.Timestamp(copied).to_pydatetime()
     return reader.run("budgets", Filters(start=copied - BURN_WEEK, end=copied, tz="UTC"))
+
+
+def limits(reader: Reader) -> pd.DataFrame:
+    """Every key in scope with a tpm or rpm limit against its busiest minute, and the
+    requests LiteLLM refused it (key_limits.sql), over the week budgets reads: the one
+    before the key list was copied, whose limits those are."""
+    copied = reader.run("keys_copied")["copied_at"].iloc[0]
+    if pd.isna(copied):
+        return reader.run("key_limits")  # no key list: no limits
+    copied = pd.Timestamp(copied).to_pydatetime()
+    return reader.run("key_limits", Filters(start=copied - BURN_WEEK, end=copied, tz="UTC"))
