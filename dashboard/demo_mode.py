@@ -12,6 +12,7 @@ import os
 import threading
 from collections.abc import Mapping
 from dataclasses import replace
+from functools import cache
 from pathlib import Path
 
 import streamlit as st
@@ -20,9 +21,12 @@ from dashboard import auth, signin
 from dashboard.strings import t
 from etl import demo, simulate
 from etl.config import Config
+from etl.price_book import Price, load_price_book
 from etl.store import DAY_FILE, STATE_FILE, requests_dir
 
 DEFAULT_DEMO_STORE = Path("demo-store")
+# the documented example price book, whose models are the demo's (etl/simulate.py)
+EXAMPLE_PRICE_BOOK = Path(__file__).resolve().parent.parent / "deploy" / "prices.example.toml"
 MAX_AGE = dt.timedelta(minutes=20)  # rebuilt before the 30-minute stale warning
 DEMO_ADMIN = auth.Identity(role="admin", name="demo")
 _building = threading.Lock()
@@ -41,6 +45,19 @@ def store_to_show(config: Config, env: Mapping[str, str] | None = None) -> Path:
             with st.spinner(t("demo.building")):
                 demo.build(path)
     return path
+
+
+def prices(config: Config, store: Path) -> tuple[Price, ...]:
+    """The price book to show `store` with: the configured one, else for the demo store
+    the example's (so that the demo shows the figures at API prices), else none."""
+    if config.price_book is not None or not demo.is_demo(store):
+        return config.prices
+    return _example_prices()
+
+
+@cache
+def _example_prices() -> tuple[Price, ...]:
+    return load_price_book(EXAMPLE_PRICE_BOOK)
 
 
 def banner(store: Path) -> bool:

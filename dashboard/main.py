@@ -38,7 +38,7 @@ def main() -> None:
     labelled = (panels.WIDGETS["range"], panels.WIDGETS["by"])
     language.switch(config.dashboard.language, labelled=labelled)
     store = demo_mode.store_to_show(config)
-    base = reader(store, config.dashboard.timezone)
+    base = reader(store, config.dashboard.timezone, demo_mode.prices(config, store))
     demo = demo_mode.banner(store)
     identity: auth.Identity | None = st.session_state.get("identity")
     if identity is not None and identity.store is not None and identity.store != signin.store_id(store):

@@ -18,6 +18,7 @@ from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from etl.errors import ConfigError
+from etl.price_book import Price, load_price_book
 
 CursorChoice = Literal["auto", "created_at", "startTime"]
 Language = Literal["en", "ko"]
@@ -92,6 +93,9 @@ class Config:
     clients: tuple[ClientRule, ...] = ()
     dashboard: DashboardSettings = field(default_factory=DashboardSettings)
     path: Path | None = None
+    # the price book's entries (etl/price_book.py); empty: no "at API prices" figures
+    prices: tuple[Price, ...] = ()
+    price_book: Path | None = None  # the file they were read from
 
 
 def sha256_hex(secret: str) -> str:
@@ -119,13 +123,14 @@ def load_config(
             raise ConfigError(f"configuration file {config_path} does not exist") from None
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"configuration file {config_path} is not valid TOML: {exc}") from None
-    _reject_unknown(data, {"store", "source", "noise", "nodes", "clients", "dashboard"}, "")
+    _reject_unknown(data, {"store", "source", "noise", "nodes", "clients", "dashboard", "price_book"}, "")
 
     store_path = _store_path(store, env, data.get("store"), config_path)
     source_settings = _source(data.get("source", {}), source, env)
     noise = _noise(data.get("noise", {}), env)
     nodes = tuple(_node(i, n) for i, n in enumerate(_table_list(data, "nodes")))
     clients = tuple(_client(i, c) for i, c in enumerate(_table_list(data, "clients")))
+    price_book = _price_book_path(env, data.get("price_book"), config_path)
     return Config(
         store=store_path,
         source=source_settings,
@@ -134,6 +139,8 @@ def load_config(
         clients=clients,
         dashboard=_dashboard(data.get("dashboard", {}), env),
         path=config_path,
+        prices=load_price_book(price_book) if price_book else (),
+        price_book=price_book,
     )
 
 
@@ -149,6 +156,18 @@ def _store_path(
     if not isinstance(value, str) or not value:
         raise ConfigError("store must be a directory path (a string)")
     # A relative path in the file is relative to the file, so cron and systemd find it.
+    p = Path(value)
+    return p if p.is_absolute() or config_path is None else config_path.parent / p
+
+
+def _price_book_path(env: Mapping[str, str], value: Any, config_path: Path | None) -> Path | None:
+    """USAGE_PRICE_BOOK, else price_book in the file (relative to the file); none: None."""
+    if env.get("USAGE_PRICE_BOOK"):
+        return Path(env["USAGE_PRICE_BOOK"])
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value:
+        raise ConfigError("price_book must be the path of a price book file (a string)")
     p = Path(value)
     return p if p.is_absolute() or config_path is None else config_path.parent / p
 

@@ -91,3 +91,24 @@ def limits(reader: Reader) -> pd.DataFrame:
         return reader.run("key_limits")  # no key list: no limits
     copied = pd.Timestamp(copied).to_pydatetime()
     return reader.run("key_limits", Filters(start=copied - BURN_WEEK, end=copied, tz="UTC"))
+
+
+# the cost at API prices (the price book): the range's totals, per dimension, what is not priced
+API_COST_QUERIES = {
+    "totals": "api_cost_totals",
+    "by_user": "api_cost_by_user",
+    "by_node": "api_cost_by_node",
+    "by_model": "api_cost_by_model",
+    "by_client": "api_cost_by_client",
+    "unpriced": "unpriced_models",
+}
+
+
+def api_cost(reader: Reader, filters: Filters) -> dict[str, pd.DataFrame]:
+    """What the range's requests would have cost at API prices, by the keys of
+    API_COST_QUERIES; nothing (an empty dict) without a price book: the page then shows
+    none of it, rather than a made-up number."""
+    filters = reader.resolve(filters)
+    if not reader.run("api_cost_totals", filters)["price_entries"].iloc[0]:
+        return {}
+    return reader.run_many({key: (name, filters) for key, name in API_COST_QUERIES.items()})

@@ -24,7 +24,7 @@ from collections import OrderedDict
 from collections.abc import Hashable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import astuple, dataclass, replace
 from functools import cache, partial
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -34,6 +34,7 @@ import pandas as pd
 import pyarrow as pa
 
 from etl.config import DEFAULT_TIMEZONE
+from etl.price_book import Price, boundaries
 from etl.rollup import SERIES_SCHEMA
 from queries import day_cache, serving, snapshot
 from queries.filters import Filters
@@ -137,12 +138,18 @@ class StoreReader:
         share_results: bool = True,
         cache_mb: int = day_cache.DEFAULT_MB,
         zone: str = DEFAULT_TIMEZONE,
+        prices: tuple[Price, ...] = (),
     ) -> None:
         """`share_results` False computes every result afresh (benchmarks of the engine);
         `cache_mb` is what the requests of recently read days may take in memory; `zone`
-        is the lab's display zone (`dashboard.timezone`), whose daily series the ETL keeps."""
+        is the lab's display zone (`dashboard.timezone`), whose daily series the ETL keeps;
+        `prices` the price book's entries (none: nothing is priced at API prices)."""
         self.store = store
         self.zone = zone
+        self.prices = prices
+        # months in which a price changes (not on their first day): read per day, never
+        # merged, so that each day is priced at its own price (setup/views.sql `priced`)
+        self._split_months = frozenset(snapshot.month_of(d) for d in boundaries(prices) if d.day != 1)
         # A reader keeps thousands of small Arrow tables for hours; Arrow's default
         # allocator (mimalloc) held 40 % more memory than they take (300 MB at 10M
         # requests), the system's gives it back.
@@ -334,7 +341,12 @@ class StoreReader:
         while day < days.whole_stop:
             month = snapshot.month_of(day)
             following = (month + 31 * DAY).replace(day=1)
-            if day == month and following <= days.whole_stop and month in snap.months:
+            if (
+                day == month
+                and following <= days.whole_stop
+                and month in snap.months
+                and month not in self._split_months
+            ):
                 tables.append(snap.months[month])
                 day = following
                 continue
@@ -450,6 +462,11 @@ class StoreReader:
 
     def _load(self, found: tuple[tuple[str, int, int], ...]) -> _Snapshot:
         con, rollup_rows = snapshot.load(self.store, self._rollups, self._months, self.zone, self._damaged)
+        if self.prices:
+            con.executemany(
+                "INSERT INTO price_book VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [astuple(price) for price in self.prices],
+            )
         row = con.execute("SELECT min(first_start), max(last_start) FROM rollup_rows").fetchone()
         first, last = row if row else (None, None)
         days = {day: rollup.path for day, rollup in self._rollups.items()}
@@ -506,17 +523,18 @@ def _pool() -> ThreadPoolExecutor:
         return _executor
 
 
-_readers: dict[Path, StoreReader] = {}
+_readers: dict[tuple[Path, tuple[Price, ...]], StoreReader] = {}
 _readers_lock = threading.Lock()
 
 
-def reader(store: Path, zone: str = DEFAULT_TIMEZONE) -> StoreReader:
-    """The process-wide reader of `store` (one snapshot per store); `zone` is the lab's
-    display zone (`dashboard.timezone`), the zone of the series the ETL writes."""
-    key = store.resolve()
+def reader(store: Path, zone: str = DEFAULT_TIMEZONE, prices: tuple[Price, ...] = ()) -> StoreReader:
+    """The process-wide reader of `store` with the price book `prices` (one snapshot per
+    store and price book); `zone` is the lab's display zone (`dashboard.timezone`), the
+    zone of the series the ETL writes."""
+    key = (store.resolve(), prices)
     with _readers_lock:
         if key not in _readers:
-            _readers[key] = StoreReader(key, zone=zone)
+            _readers[key] = StoreReader(key[0], zone=zone, prices=prices)
             threading.Thread(target=_readers[key].prepare_nodes, name="nodes-prepare", daemon=True).start()
         return _readers[key]
 

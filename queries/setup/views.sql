@@ -297,3 +297,54 @@ SELECT f.q15, f.node, f.error_class, f.status, count(*) AS n
 FROM scoped f
 WHERE f.status = 'failure' AND in_raw_span(f.start_time)
 GROUP BY ALL;
+
+-- At API prices (etl/price_book.py): the price book's entries, one row each, filled by
+-- the runner (queries/runner.py); empty without a price book, and then nothing is priced.
+-- valid_from / valid_until are UTC days (until exclusive); NULL is open.
+CREATE TABLE price_book (
+    model VARCHAR,
+    reference VARCHAR,
+    input DOUBLE,
+    cached_input DOUBLE,
+    output DOUBLE,
+    taken DATE,
+    valid_from DATE,
+    valid_until DATE
+);
+
+-- priced(rows): the rows of the view named `rows` (scoped_sums, or scoped: single requests
+-- and rollup rows alike) with the price of their model on their UTC day: `priced` (the
+-- model has a price that day), `reference` (the API model priced), `api_cost` (USD; NULL
+-- when not priced, never 0). The one definition of the cost: uncached prompt tokens at the
+-- input price, cached ones at the cached-input price, completion tokens (reasoning is part
+-- of them) at the output price. A failed request costs nothing, as LiteLLM counts it (no
+-- API bills an error). A rollup row's day is that of its first request: a day's rollup
+-- is one UTC day, and the runner reads a month's rows merged only when no price changes
+-- within it (so any day of the month has the month's price).
+CREATE MACRO priced(rows) AS TABLE
+SELECT
+    r.*,
+    p.model IS NOT NULL AS priced,
+    p.reference,
+    CASE
+        WHEN p.model IS NULL THEN NULL
+        WHEN r.status = 'failure' THEN 0.0
+        ELSE ((r.prompt_sum - r.cached_sum) * p.input + r.cached_sum * p.cached_input
+              + r.completion_sum * p.output) / 1e6
+    END AS api_cost
+FROM query_table(rows) r
+LEFT JOIN price_book p
+    ON p.model = r.model_group
+    AND (p.valid_from IS NULL OR (r.first_start AT TIME ZONE 'UTC')::DATE >= p.valid_from)
+    AND (p.valid_until IS NULL OR (r.first_start AT TIME ZONE 'UTC')::DATE < p.valid_until);
+
+-- The measures over priced(...) rows: the cost at API prices (NULL when nothing is
+-- priced: "not priced", never 0), and what is and is not priced.
+CREATE MACRO api_cost_usd(r) AS sum(r.api_cost);
+CREATE MACRO priced_spend_usd(r) AS coalesce(sum(r.spend_sum) FILTER (WHERE r.priced), 0);
+CREATE MACRO priced_requests(r) AS coalesce(sum(r.n) FILTER (WHERE r.priced), 0)::BIGINT;
+CREATE MACRO unpriced_requests(r) AS coalesce(sum(r.n) FILTER (WHERE NOT r.priced), 0)::BIGINT;
+CREATE MACRO priced_tokens(r) AS
+    coalesce(sum(r.prompt_sum + r.completion_sum) FILTER (WHERE r.priced), 0)::BIGINT;
+CREATE MACRO unpriced_tokens(r) AS
+    coalesce(sum(r.prompt_sum + r.completion_sum) FILTER (WHERE NOT r.priced), 0)::BIGINT;

@@ -1,0 +1,13 @@
+-- api_cost_by_user: per person (or ownerless key), the cost at API prices (setup/views.sql `priced`)
+-- beside requests and spend; api_cost_usd is NULL when none of its requests is priced,
+-- and unpriced_requests says how many were left out
+SELECT
+    r."user"::VARCHAR AS "user",
+    metric.requests(r) AS requests,
+    metric.spend_usd(r) AS spend_usd,
+    api_cost_usd(r) AS api_cost_usd,
+    priced_requests(r) AS priced_requests,
+    unpriced_requests(r) AS unpriced_requests
+FROM priced('scoped_sums') r
+GROUP BY r."user"
+ORDER BY requests DESC, "user"
