@@ -9,11 +9,13 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any, cast
 
 from etl import health, rollup
-from etl.config import load_config
+from etl.config import Config, load_config
 from etl.errors import EtlError, RunInProgress, StoreCorrupt, StoreNotWritable
 from etl.run import rebuild_rollups, run_etl
+from etl.store import KEYS_FILE, USERS_FILE
 
 log = logging.getLogger("etl")
 
@@ -120,7 +122,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--metrics-file",
         metavar="PATH",
         help="after the run, good or failed, write Prometheus text-format metrics (last success "
-        "time, duration, rows, noise dropped by reason, failures) to PATH atomically, e.g. into "
+        "time, duration, rows, noise dropped by reason, failures; each budget's share used and "
+        "forecast run-out, from the store's key list) to PATH atomically, e.g. into "
         "node_exporter's textfile collector directory as llm_usage_etl.prom",
     )
     run.add_argument("--quiet", action="store_true", help="print nothing but warnings and errors")
@@ -182,7 +185,7 @@ def _run(args: argparse.Namespace) -> int:
     except BaseException:
         if args.metrics_file:
             failed = health.Attempt(dt.datetime.now(dt.UTC), ok=False, seconds=time.monotonic() - started)
-            _write_metrics(args.metrics_file, failed, config.store if config else None)
+            _write_metrics(args.metrics_file, failed, config)
         raise
     if summary.note and not args.quiet:
         log.info("%s", summary.note)
@@ -197,7 +200,7 @@ def _run(args: argparse.Namespace) -> int:
             rows_written=summary.rows_written,
             dropped=summary.dropped,
         )
-        if not _write_metrics(args.metrics_file, done, config.store):
+        if not _write_metrics(args.metrics_file, done, config):
             return StoreNotWritable.exit_code
     return 0
 
@@ -220,13 +223,44 @@ def _rollup(args: argparse.Namespace) -> int:
     return 0
 
 
-def _write_metrics(path: str, attempt: health.Attempt, store: Path | None) -> bool:
+def _write_metrics(path: str, attempt: health.Attempt, config: Config | None) -> bool:
+    """`config` None: the configuration could not even say where the store is."""
+    store = config.store if config else None
+    budgets = budgets_in(store, config.dashboard.timezone) if config and store else None
     try:
-        health.write(Path(path), attempt, store)
+        health.write(Path(path), attempt, store, budgets)
     except OSError as exc:
         log.error("could not write the metrics file %s: %s", path, exc.strerror or exc)
         return False
     return True
+
+
+def budgets_in(store: Path, zone: str) -> list[health.Budget] | None:
+    """The store's budgets and their forecast, from the query the Budgets page shows
+    (queries/budgets.sql): one definition of a forecast, read from the store as the
+    dashboard reads it. Here, not in etl/health.py, because only the metrics file needs
+    DuckDB's reader, and the health metrics must come out whatever becomes of it. None
+    (reported as skipped) when the store has no key list yet or cannot be read."""
+    try:
+        from queries import pages  # noqa: PLC0415  DuckDB's reader loads only for --metrics-file
+        from queries.runner import StoreReader  # noqa: PLC0415  likewise
+
+        if not (store / KEYS_FILE).is_file():
+            log.warning("no budget metrics: the store has no copy of LiteLLM's key list yet")
+            return None
+        reader = StoreReader(store, zone=zone, share_results=False)
+        frame = pages.budgets(reader)
+        unread = {file: why for file, why in reader.damaged().items() if file in (KEYS_FILE, USERS_FILE)}
+        if unread:  # the reader goes on without them: here that would be no budgets at all
+            log.warning(
+                "no budget metrics: %s", "; ".join(f"{f} unreadable ({w})" for f, w in unread.items())
+            )
+            return None
+        rows = frame.astype(object).where(frame.notna(), None).to_dict("records")
+        return health.budgets_of(cast("list[dict[str, Any]]", rows))
+    except Exception as exc:  # any failure here costs the budget series, never the run's health
+        log.warning("no budget metrics: the budgets of %s could not be computed: %s", store, exc)
+        return None
 
 
 def _add_doctor(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

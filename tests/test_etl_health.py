@@ -41,6 +41,8 @@ def test_a_good_run_then_a_failed_one(litellm: LiteLLMDatabase, tmp_path: Path) 
     assert good["llm_usage_etl_consecutive_failures"] == 0
     assert before - 1 <= good["llm_usage_etl_last_success_timestamp_seconds"] <= time.time()
     assert good["llm_usage_etl_last_run_duration_seconds"] > 0
+    # LiteLLM's key list (none of its keys has a budget) was copied: budgets were forecast
+    assert good["llm_usage_budget_metrics_success"] == 1
 
     # the database goes away: the last success stays what it was, the failure shows
     for attempt in (1, 2):
@@ -53,6 +55,7 @@ def test_a_good_run_then_a_failed_one(litellm: LiteLLMDatabase, tmp_path: Path) 
         assert bad["llm_usage_etl_last_run_success"] == 0
         assert bad["llm_usage_etl_consecutive_failures"] == attempt
         assert bad["llm_usage_etl_runs_failed_total"] == attempt
+        assert bad["llm_usage_budget_metrics_success"] == 1  # from the key list the store has
         assert (
             bad["llm_usage_etl_last_success_timestamp_seconds"]
             == good["llm_usage_etl_last_success_timestamp_seconds"]
@@ -73,6 +76,7 @@ def test_a_run_that_never_reaches_the_store_still_reports(tmp_path: Path) -> Non
     assert got["llm_usage_etl_last_run_success"] == 0
     assert got["llm_usage_etl_last_success_timestamp_seconds"] == 0  # never
     assert got["llm_usage_etl_consecutive_failures"] == 1
+    assert got["llm_usage_budget_metrics_success"] == 0  # no store to forecast budgets from
 
 
 def test_an_unwritable_metrics_file_is_an_error_but_the_run_counts(
