@@ -501,6 +501,9 @@ def client_matrix(
     if matrix.empty:
         return _empty()
     grid = matrix.pivot_table(index="user", columns="client", values="requests", aggfunc="sum", fill_value=0)
+    cells: dict[Any, dict[Any, Any]] = (
+        matrix.groupby(["user", "client"])[["requests", "total_tokens", "spend_usd"]].sum().to_dict("index")
+    )
     known = [user for user in (order or ()) if user in grid.index]
     rest = sorted(user for user in grid.index if user not in set(known))
     grid = grid.loc[list(reversed(known + rest))]  # a heatmap's first row is drawn at the bottom
@@ -517,7 +520,8 @@ def client_matrix(
             **_count_ticks(grid.to_numpy().max()),
         },
         "text": [[f"{html(user)} · {html(client)}" for client in grid.columns] for user in grid.index],
-        "hovertemplate": "%{text}: %{z:,}<extra></extra>",
+        "customdata": [[_matrix_cell(cells, user, client) for client in grid.columns] for user in grid.index],
+        "hovertemplate": "%{text}<br>%{customdata}<extra></extra>",
     }
     layout: dict[str, Any] = {
         "xaxis": categories(list(grid.columns)),
@@ -536,6 +540,19 @@ def client_matrix(
             }
         ]
     return _figure([heatmap], layout, height=MATRIX_ROW * len(grid) + MATRIX_FRAME, legend=False)
+
+
+def _matrix_cell(cells: dict[Any, dict[Any, Any]], user: str, client: str) -> str:
+    """A cell's figures for its hover: requests, tokens and spend."""
+    cell = cells.get((user, client))
+    if cell is None:
+        return plain("matrix.none")
+    return plain(
+        "matrix.cell",
+        requests=fmt.count(cell["requests"]),
+        tokens=fmt.compact(cell["total_tokens"]),
+        spend=fmt.usd(cell["spend_usd"]),
+    )
 
 
 def sparkline(series: pd.DataFrame, column: str) -> list[float]:

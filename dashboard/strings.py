@@ -176,6 +176,8 @@ EN: dict[str, str] = {
     "student.no_requests": (
         "No requests of yours have been copied from LiteLLM yet: your charts appear after your first one."
     ),
+    "matrix.cell": "Requests {requests} · tokens {tokens} · spend {spend}",
+    "matrix.none": "no requests",
     "budgets.people": "People's own budgets, across their keys",
     # administrator budget table
     "budgets.summary": "**{keys}** keys: **{over}** over budget, **{near}** above 80 %.",

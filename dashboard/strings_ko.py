@@ -150,6 +150,8 @@ KO: dict[str, str] = {
         "예산이 LiteLLM의 초기화 때까지 남는지 여부입니다."
     ),
     "student.no_requests": "아직 LiteLLM에서 복사된 내 요청이 없습니다. 첫 요청 이후 차트가 나타납니다.",
+    "matrix.cell": "요청 {requests}건 · 토큰 {tokens} · 비용 {spend}",
+    "matrix.none": "요청 없음",
     "budgets.people": "사용자별 개인 예산(키 전체)",
     # administrator budget table
     "budgets.summary": "키 **{keys}**개 중 예산 초과 **{over}**개, 80% 이상 사용 **{near}**개",

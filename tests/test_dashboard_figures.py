@@ -14,6 +14,7 @@ import plotly.io as pio
 import pytest
 
 from dashboard import figures
+from dashboard import format as fmt
 from dashboard.strings import Language, use_language
 from queries.runner import StoreReader
 from tests import known_store
@@ -134,6 +135,18 @@ def test_client_matrix_outlines_the_highlighted_row(data: dict[str, pd.DataFrame
         "unknown",
     ]
     assert [values(row) for row in heat.z] == [[0, 1, 1], [1, 0, 0]]
+    # a cell's hover: its requests, tokens and spend (the user x client view's cost)
+    alice = data["user_client_matrix"].query("user == 'alice' and client == 'Claude Code'")
+    tokens, spend = float(alice["total_tokens"].sum()), float(alice["spend_usd"].sum())
+    cells = {
+        (y, x): cell
+        for y, row in zip(heat.y, heat.customdata, strict=True)
+        for x, cell in zip(heat.x, row, strict=True)
+    }
+    assert cells[("alice", "Claude Code")] == (
+        f"Requests 1 · tokens {fmt.compact(tokens)} · spend {fmt.usd(spend)}"
+    )
+    assert cells[("bob", "Claude Code")] == "no requests"
     assert not plain.layout.shapes
     lit = figures.client_matrix(data["user_client_matrix"], "alice")
     (outline,) = lit.layout.shapes
@@ -554,7 +567,9 @@ def test_the_failures_chart_covers_the_page_range_not_only_its_failures() -> Non
 def test_the_client_grid_scale_ticks_whole_requests(
     most: int, lang: Language, texts: list[str] | None
 ) -> None:
-    matrix = pd.DataFrame({"user": ["alice", "bob"], "client": ["curl", "curl"], "requests": [1, most]})
+    matrix = pd.DataFrame(
+        {"user": ["alice", "bob"], "client": ["curl", "curl"], "requests": [1, most]}
+    ).assign(total_tokens=10, spend_usd=0.01)
     with use_language(lang):
         bar = valid(figures.client_matrix(matrix)).data[0].colorbar
     assert all(float(v).is_integer() for v in bar.tickvals) and bar.tickvals[-1] >= most
@@ -599,7 +614,7 @@ def test_the_users_bars_and_their_clients_grid_grow_with_the_people_shown() -> N
     def grid(n: int) -> pd.DataFrame:
         return pd.DataFrame(
             {"user": [f"student-{i:02d}" for i in range(n)], "client": "OpenCode", "requests": 3}
-        )
+        ).assign(total_tokens=30, spend_usd=0.03)
 
     bars = {n: figures.user_bars(people(n), "spend").to_dict()["layout"]["height"] for n in (1, 13)}
     cells = {n: figures.client_matrix(grid(n)).to_dict()["layout"]["height"] for n in (1, 13)}
