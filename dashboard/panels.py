@@ -573,13 +573,17 @@ def downloads(page: Page, keys: tuple[tuple[str, str], ...]) -> None:
         for column, (key, label) in zip(st.columns(len(keys)), keys, strict=True):
             column.download_button(
                 t(label),
-                functools.partial(_csv, page.data[key]),  # made when clicked, not on every rerun
+                # The bytes, not a callable: Streamlit disables a button whose file is a
+                # callable while the browser asks the server to make it, so the second click
+                # of a double click fell on a disabled button and gave no file. Bytes make
+                # the button a plain link to a file whose id is its content's hash (the same
+                # across reruns), and every click downloads it. The frames are aggregates: a
+                # few hundred rows at most.
+                _csv(page.data[key]),
                 file_name=f"{key}.csv",
                 mime="text/csv",
                 key=f"download_{key}",
-                # No rerun on click: a rerun gives every button a new file id and drops the
-                # old ones, so a second click made during it asked for a dropped id and span
-                # with no file (issue 16, point 8). The file depends on nothing the click
-                # changes, so the rerun had nothing to do.
+                # No rerun on click: the file depends on nothing the click changes, so a
+                # rerun would have nothing to do (and a person would see the page redraw).
                 on_click="ignore",
             )
