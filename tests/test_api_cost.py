@@ -70,6 +70,8 @@ ROWS = [
     request(LLAMACPP, "bob", 11, (500, 0, 100, 0), spend=0.0001, model_group="mystery-model"),
     # a failure of a priced model: 0, as LiteLLM's spend
     request("failure_after_routing", "carol", 11, (20, 0, 0, 0)),
+    # a failure before routing has no model, and costs nothing all the same: priced
+    request("failure_before_routing", "dave", 11, (10, 0, 0, 0)),
 ]
 ALICE_8, ALICE_12, BOB_9 = 240e-6, 700e-6, 275e-6
 DECEMBER_8_TO_12 = Filters(
@@ -117,12 +119,12 @@ def test_the_cost_at_api_prices_with_a_price_change_in_the_range(
 ) -> None:
     t = one(priced.run("api_cost_totals", filters))
     assert t["api_cost_usd"] == pytest.approx(ALICE_8 + ALICE_12 + BOB_9, rel=1e-12)
-    assert (t["requests"], t["priced_requests"], t["unpriced_requests"]) == (5, 4, 1)
-    assert (t["priced_tokens"], t["unpriced_tokens"]) == (1300 + 2400 + 3500 + 20, 600)
+    assert (t["requests"], t["priced_requests"], t["unpriced_requests"]) == (6, 5, 1)
+    assert (t["priced_tokens"], t["unpriced_tokens"]) == (1300 + 2400 + 3500 + 20 + 10, 600)
     assert t["spend_usd"] == pytest.approx(0.0036, rel=1e-12)
     assert t["priced_spend_usd"] == pytest.approx(0.0035, rel=1e-12)  # like with like: not mystery-model's
     assert t["difference_usd"] == pytest.approx(0.001215 - 0.0035, rel=1e-12)
-    assert t["price_entries"] == 3
+    assert (t["price_entries"], t["prices_taken"]) == (3, pd.Timestamp(CHANGE))
     assert_same(priced.run("api_cost_by_model", filters), _twin(priced, "api_cost_by_model", filters), "twin")
 
 
@@ -133,25 +135,29 @@ def _twin(reader: StoreReader, name: str, filters: Filters) -> pd.DataFrame:
 
 def test_per_user_model_node_and_client(priced: StoreReader) -> None:
     by_user = priced.run("api_cost_by_user", DECEMBER_8_TO_12).set_index("user")
-    assert list(by_user.index) == ["alice", "bob", "carol"]
+    assert list(by_user.index) == ["alice", "bob", "carol", "dave"]
     assert by_user.loc["alice", "api_cost_usd"] == pytest.approx(ALICE_8 + ALICE_12, rel=1e-12)
     assert by_user.loc["bob", "api_cost_usd"] == pytest.approx(BOB_9, rel=1e-12)
     assert by_user.loc["carol", "api_cost_usd"] == 0  # a failure: priced, and free
-    assert list(by_user["requests"]) == [2, 2, 1]
-    assert list(by_user["priced_requests"]) == [2, 1, 1]
-    assert list(by_user["unpriced_requests"]) == [0, 1, 0]
+    assert by_user.loc["dave", "api_cost_usd"] == 0  # the same before routing, with no model
+    assert list(by_user["requests"]) == [2, 2, 1, 1]
+    assert list(by_user["priced_requests"]) == [2, 1, 1, 1]
+    assert list(by_user["unpriced_requests"]) == [0, 1, 0, 0]
 
     by_model = priced.run("api_cost_by_model", DECEMBER_8_TO_12).set_index("model")
-    assert list(by_model.index) == ["gpt-oss-120b", "mystery-model", "qwen3-coder-30b"]
+    assert list(by_model.index) == ["gpt-oss-120b", "mystery-model", "qwen3-coder-30b", "unknown-model"]
     assert list(by_model["reference"].fillna("-")) == [
         "openai/gpt-oss-120b",
         "-",
         "qwen/qwen3-coder-30b-a3b-instruct",
+        "-",
     ]
     assert by_model.loc["gpt-oss-120b", "api_cost_usd"] == pytest.approx(ALICE_8 + ALICE_12, rel=1e-12)
     assert by_model.loc["qwen3-coder-30b", "api_cost_usd"] == pytest.approx(BOB_9, rel=1e-12)
-    assert list(by_model["api_cost_usd"].isna()) == [False, True, False]  # not priced: not 0
-    assert list(by_model["unpriced_requests"]) == [0, 1, 0]
+    assert list(by_model["api_cost_usd"].isna()) == [False, True, False, False]  # not priced: not 0
+    assert list(by_model["unpriced_requests"]) == [0, 1, 0, 0]
+    taken = by_model["taken"].dt.strftime("%Y-%m-%d").fillna("-")
+    assert list(taken) == ["2026-12-10", "-", "2026-12-01", "-"]  # the newest prices used
 
     by_node = priced.run("api_cost_by_node", DECEMBER_8_TO_12).set_index("node")
     assert by_node.loc["ws-blackwell:8000", "api_cost_usd"] == pytest.approx(ALICE_8 + ALICE_12, rel=1e-12)
@@ -160,7 +166,7 @@ def test_per_user_model_node_and_client(priced: StoreReader) -> None:
 
     by_client = priced.run("api_cost_by_client", DECEMBER_8_TO_12)
     assert by_client["api_cost_usd"].sum() == pytest.approx(ALICE_8 + ALICE_12 + BOB_9, rel=1e-12)
-    assert by_client["requests"].sum() == 5
+    assert by_client["requests"].sum() == 6
 
     unpriced = priced.run("unpriced_models", DECEMBER_8_TO_12)
     assert unpriced.to_dict("records") == [{"model": "mystery-model", "requests": 1, "total_tokens": 600}]
@@ -190,7 +196,7 @@ def test_without_a_price_book_nothing_is_priced_and_the_page_gets_nothing(store:
     plain = StoreReader(store)
     assert pages.api_cost(plain, DECEMBER_8_TO_12) == {}
     t = one(plain.run("api_cost_totals", DECEMBER_8_TO_12))
-    assert (t["price_entries"], t["priced_requests"], t["unpriced_requests"]) == (0, 0, 5)
+    assert (t["price_entries"], t["priced_requests"], t["unpriced_requests"]) == (0, 0, 6)
     assert pd.isna(t["api_cost_usd"]) and pd.isna(t["difference_usd"])
     assert plain.run("api_cost_by_user", DECEMBER_8_TO_12)["api_cost_usd"].isna().all()
 

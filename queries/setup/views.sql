@@ -314,25 +314,29 @@ CREATE TABLE price_book (
 
 -- priced(rows): the rows of the view named `rows` (scoped_sums, or scoped: single requests
 -- and rollup rows alike) with the price of their model on their UTC day: `priced` (the
--- model has a price that day), `reference` (the API model priced), `api_cost` (USD; NULL
--- when not priced, never 0). The one definition of the cost: uncached prompt tokens at the
--- input price, cached ones at the cached-input price, completion tokens (reasoning is part
--- of them) at the output price. A failed request costs nothing, as LiteLLM counts it (no
--- API bills an error). A rollup row's day is that of its first request: a day's rollup
--- is one UTC day, and the runner reads a month's rows merged only when no price changes
--- within it (so any day of the month has the month's price).
+-- model has a price that day, or the request failed), `reference` (the API model priced),
+-- `taken` (when its prices were read), `api_cost` (USD; NULL when not priced, never 0). The one definition of the cost:
+-- uncached prompt tokens at the input price, cached ones at the cached-input price,
+-- completion tokens (reasoning is part of them) at the output price. A failed request
+-- costs nothing whatever its model (no API bills an error; LiteLLM's spend is 0 too), so
+-- failures before routing, which have no model, are never "not priced"; without a price
+-- book nothing is priced, failures neither. A rollup row's day is that of its first
+-- request: a day's rollup is one UTC day, and the runner reads a month's rows merged only
+-- when no price changes within it (so any day of the month has the month's price).
 CREATE MACRO priced(rows) AS TABLE
 SELECT
     r.*,
-    p.model IS NOT NULL AS priced,
+    coalesce(p.model IS NOT NULL OR (r.status = 'failure' AND b.entries > 0), false) AS priced,
     p.reference,
+    p.taken,
     CASE
-        WHEN p.model IS NULL THEN NULL
+        WHEN p.model IS NULL AND NOT (r.status = 'failure' AND b.entries > 0) THEN NULL
         WHEN r.status = 'failure' THEN 0.0
         ELSE ((r.prompt_sum - r.cached_sum) * p.input + r.cached_sum * p.cached_input
               + r.completion_sum * p.output) / 1e6
     END AS api_cost
 FROM query_table(rows) r
+CROSS JOIN (SELECT count(*) AS entries FROM price_book) b
 LEFT JOIN price_book p
     ON p.model = r.model_group
     AND (p.valid_from IS NULL OR (r.first_start AT TIME ZONE 'UTC')::DATE >= p.valid_from)
