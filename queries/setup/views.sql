@@ -315,9 +315,10 @@ CREATE TABLE price_book (
 -- priced(rows): the rows of the view named `rows` (scoped_sums, or scoped: single requests
 -- and rollup rows alike) with the price of their model on their UTC day: `priced` (the
 -- model has a price that day, or the request failed), `reference` (the API model priced),
--- `taken` (when its prices were read), `api_cost` (USD; NULL when not priced, never 0). The one definition of the cost:
--- uncached prompt tokens at the input price, cached ones at the cached-input price,
--- completion tokens (reasoning is part of them) at the output price. A failed request
+-- `taken` (when its prices were read), `api_cost` (USD; NULL when not priced, never 0).
+-- The one definition of the cost: uncached prompt tokens at the input price, cached ones
+-- at the cached-input price, completion tokens (reasoning is part of them) at the output
+-- price. A failed request
 -- costs nothing whatever its model (no API bills an error; LiteLLM's spend is 0 too), so
 -- failures before routing, which have no model, are never "not priced"; without a price
 -- book nothing is priced, failures neither. A rollup row's day is that of its first
