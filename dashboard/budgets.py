@@ -12,15 +12,16 @@ from pandas.io.formats.style import Styler
 
 from dashboard import forecasts, panels, tables
 from dashboard import format as fmt
+from dashboard import limits as rate_limits
 from dashboard.strings import t
 from etl.config import Config
 from queries import pages
 from queries.runner import Reader
 
-# Thirteen columns are 1,160 px or more (Korean dates are longer), wider than the page on a
-# 1280 or 1440 px screen: the frame's edge cut a value in half. So two tables, one under the
-# other, rows in the same order: where each key stands against its budget, then its limits
-# and dates. Each fits 818 px, the page's width at 1280 px.
+# All the columns are 1,160 px or more (Korean dates are longer), wider than the page on a
+# 1280 or 1440 px screen: the frame's edge cut a value in half. So tables one under the
+# other, each fitting 818 px (the page's width at 1280 px), the first two in the same row
+# order: where each key stands against its budget, then its pace and dates.
 STANDING = (
     "level",
     "key_alias",
@@ -40,8 +41,20 @@ PACE = (
     "runs_out_at",
     "budget_reset_at",
     "budget_duration",
+    "blocked",
+    "expires",
 )
-LIMITS = ("key_alias", "user_id", "tpm_limit", "rpm_limit", "blocked", "expires")
+# the keys with a TPM or RPM limit, nearest their limits first (queries/key_limits.sql)
+LIMITS = (
+    "key_alias",
+    "user_id",
+    "tpm_limit",
+    "peak_tokens",
+    "rpm_limit",
+    "peak_requests",
+    "rate_limited",
+    "last_rate_limited_at",
+)
 # a person's own budget across their keys (LiteLLM's user budget), one row per person
 PEOPLE = (
     "user_id",
@@ -89,7 +102,15 @@ def render(config: Config, reader: Reader, tz: str) -> None:
         "spend": st.column_config.NumberColumn(t("budgets.spend")),
         "max_budget": st.column_config.NumberColumn(t("budgets.budget")),
         "budget_used": st.column_config.ProgressColumn(
-            t("budgets.used"), min_value=0.0, max_value=100.0, format=t("colfmt.percent"), width=USED_PX
+            t("budgets.used"),
+            min_value=0.0,
+            max_value=100.0,
+            format=t("colfmt.percent"),
+            width=USED_PX,
+            # one colour for every row (Streamlit colours a column, not a cell): the level
+            # column says how close each key is, in the students' colours; red on every
+            # bar said "over" of a key at 20 %
+            color="gray",
         ),
         "budget_left": st.column_config.NumberColumn(t("budgets.left")),
         "burn_per_day": st.column_config.NumberColumn(t("budgets.pace")),
@@ -100,6 +121,10 @@ def render(config: Config, reader: Reader, tz: str) -> None:
         "tpm_limit": st.column_config.NumberColumn(t("col.tpm")),
         "rpm_limit": st.column_config.NumberColumn(t("col.rpm")),
         "last_active": st.column_config.DatetimeColumn(t("budgets.last_active")),
+        "peak_tokens": st.column_config.TextColumn(t("limits.peak_tokens")),
+        "peak_requests": st.column_config.TextColumn(t("limits.peak_requests")),
+        "rate_limited": st.column_config.NumberColumn(t("limits.refused_col")),
+        "last_rate_limited_at": st.column_config.DatetimeColumn(t("limits.last_refused")),
         "blocked": st.column_config.CheckboxColumn(t("budgets.blocked")),
         "expires": st.column_config.DatetimeColumn(t("budgets.expires")),
     }
@@ -115,7 +140,8 @@ def render(config: Config, reader: Reader, tz: str) -> None:
     money = ("spend", "max_budget", "budget_left", "burn_per_day", "user_spend", "user_max_budget")
     formats = {
         **dict.fromkeys((*money, "user_burn_per_day"), fmt.usd),
-        **dict.fromkeys(("tpm_limit", "rpm_limit"), fmt.count),
+        **dict.fromkeys(("tpm_limit", "rpm_limit", "rate_limited"), fmt.count),
+        "last_rate_limited_at": tables.when(tz),
         **dict.fromkeys((*times[:2], *times[3:]), tables.when(tz)),
         "expires": tables.day(tz),
     }
@@ -126,7 +152,20 @@ def render(config: Config, reader: Reader, tz: str) -> None:
     )
     st.caption(t("budgets.pace_note"))
     _table(table, PACE, columns, formats)
-    _table(table, LIMITS, columns, formats)
+    limits = pages.limits(reader)
+    if not limits.empty:
+        st.markdown(f"**{t('limits.title')}**")
+        limited = limits.assign(
+            peak_tokens=[
+                rate_limits.peak(v, s) for v, s in zip(limits["peak_tpm"], limits["tpm_share"], strict=True)
+            ],
+            peak_requests=[
+                rate_limits.peak(v, s) for v, s in zip(limits["peak_rpm"], limits["rpm_share"], strict=True)
+            ],
+            last_rate_limited_at=limits["last_rate_limited_at"].dt.tz_convert(tz),
+        )
+        _table(limited, LIMITS, columns, formats)
+        st.caption(t("limits.note"))
     persons = table[table["user_max_budget"].notna()].drop_duplicates("user_id")
     if not persons.empty:
         st.markdown(f"**{t('budgets.people')}**")

@@ -127,9 +127,11 @@ def timestamp(value: Any, tz: str) -> str | None:
     )
 
 
-def day(value: dt.date) -> str:
-    """A calendar day: 2026-12-03 (Korean: 2026년 12월 3일)."""
-    return t("date.day", year=value.year, month=value.month, day=value.day)
+def day(value: dt.date, *, this_year: int | None = None) -> str:
+    """A calendar day: 2026-12-03 (Korean: 2026년 12월 3일; 12월 3일 for a day of
+    `this_year`, where space is short)."""
+    key = "date.day_this_year" if value.year == this_year else "date.day"
+    return t(key, year=value.year, month=value.month, day=value.day)
 
 
 _PERIOD = re.compile(r"(\d+)\s*(mo|s|m|h|d)")

@@ -7,7 +7,7 @@ import datetime as dt
 
 import streamlit as st
 
-from dashboard import panels
+from dashboard import api_cost, panels
 from dashboard.strings import t
 from dashboard.view_state import ViewState
 from etl.config import Config
@@ -21,12 +21,13 @@ def render(config: Config, reader: ScopedReader, state: ViewState) -> None:
     status = reader.run("store_status").iloc[0]
     panels.freshness(status, config, state.tz, reader, reasons=False)
     with st.container(border=True):
-        panels.budget_bars(pages.budgets(reader), state.tz)
+        panels.budget_bars(pages.budgets(reader), pages.limits(reader), state.tz)
     if int(status["requests"]) == 0:  # a new key: its budget, and no charts of nothing
         st.info(t("student.no_requests"))
         return
     page = panels.load(reader, state, dt.datetime.now(dt.UTC))
     panels.cards(page)
+    api_cost.panel(pages.api_cost(reader, page.filters), state.tz, student=True)
     panels.time_charts(page)
     left, right = st.columns([1, 1])
     with left, st.container(border=True):

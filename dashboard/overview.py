@@ -1,5 +1,6 @@
-"""The administrator's overview, top to bottom: filters, freshness, cards, tokens and
-caching, requests and nodes, users and clients, models, download."""
+"""The administrator's overview, top to bottom: filters, freshness, cards, the cost at API
+prices (with a price book), tokens and caching, requests and nodes, users and clients,
+models, download."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ import datetime as dt
 
 import streamlit as st
 
-from dashboard import panels
+from dashboard import api_cost, panels
 from dashboard.view_state import ViewState
 from etl.config import Config
+from queries import pages
 from queries.runner import Reader
 
 DOWNLOADS = (
@@ -28,6 +30,7 @@ def render(config: Config, reader: Reader, state: ViewState) -> None:
     page = panels.load(reader, state, dt.datetime.now(dt.UTC))
     panels.freshness(status, config, state.tz, reader)
     panels.cards(page)
+    api_cost.panel(pages.api_cost(reader, page.filters), state.tz)
     panels.time_charts(page)
     left, right = st.columns([1, 1])
     with left, st.container(border=True):

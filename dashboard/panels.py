@@ -16,6 +16,7 @@ import streamlit as st
 
 from dashboard import figures, forecasts, untrusted
 from dashboard import format as fmt
+from dashboard import limits as rate_limits
 from dashboard.strings import current_language, t
 from dashboard.view_state import RANGES, USER_MEASURES, ViewState, parse, to_params
 from etl.config import Config
@@ -304,7 +305,11 @@ def _previous_period(page: Page) -> str | None:
     assert before.start is not None and before.end is not None
     first = before.start.astimezone(ZoneInfo(page.filters.tz)).date()
     last = (before.end - dt.timedelta(microseconds=1)).astimezone(ZoneInfo(page.filters.tz)).date()
-    return fmt.day(first) if first == last else t("card.period", start=fmt.day(first), end=fmt.day(last))
+    # the year left out in Korean when it is this one: 2026년 11월 22일 – 2026년 11월 28일 대비
+    # was cut off at 1440 px in every card
+    year = dt.datetime.now(ZoneInfo(page.filters.tz)).year
+    start, end = fmt.day(first, this_year=year), fmt.day(last, this_year=year)
+    return start if first == last else t("card.period", start=start, end=end)
 
 
 def _mine_text(who: str, name: str, value: Any, total: Any) -> str:
@@ -488,14 +493,16 @@ def _set_highlight(user: str | None) -> None:
 # --- budgets ------------------------------------------------------------------------------
 
 
-def budget_bars(budgets: pd.DataFrame, tz: str) -> None:
-    """Each of a student's keys: spend against its budget, what is left, when it resets,
-    and its rate limits; then the person's own budget, if LiteLLM has one for them."""
+def budget_bars(budgets: pd.DataFrame, limits: pd.DataFrame, tz: str) -> None:
+    """Each of a student's keys: spend against its budget, what is left, whether it lasts
+    until it resets, and its rate limits with its busiest minute and refusals (`limits`:
+    queries/key_limits.sql); then the person's own budget, if LiteLLM has one for them."""
     st.markdown(f"**{t('panel.budget')}**")
     if budgets.empty:
         st.caption(t("budget.no_keys"))
         return
     st.html(LEVEL_BARS)
+    limits_by_key = {row["api_key_hash"]: row for row in limits.to_dict("records")}
     for index, key in enumerate(budgets.to_dict("records")):
         name = key["key_alias"] or key["key_name"] or t("budget.key")
         level = fmt.budget_level(key["budget_used"]) if not fmt.missing(key["max_budget"]) else "none"
@@ -524,13 +531,16 @@ def budget_bars(budgets: pd.DataFrame, tz: str) -> None:
                     every=fmt.period(key["budget_duration"]),
                 )
             )
-        limits = [
+        named = [
             f"{t(label)} {int(key[column]):,}"
             for label, column in (("col.tpm", "tpm_limit"), ("col.rpm", "rpm_limit"))
             if not fmt.missing(key[column])
         ]
-        details.append(t("budget.limits", limits=" · ".join(limits)) if limits else t("budget.no_limits"))
+        details.append(t("budget.limits", limits=" · ".join(named)) if named else t("budget.no_limits"))
         st.caption(" · ".join(details))
+        measured = limits_by_key.get(key["api_key_hash"])
+        for sentence in rate_limits.sentences(measured, tz) if measured is not None else ():
+            st.markdown(sentence)
     first = budgets.iloc[0]
     if not fmt.missing(first["user_max_budget"]):
         spent, budget = float(first["user_spend"] or 0), float(first["user_max_budget"])

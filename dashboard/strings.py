@@ -178,6 +178,59 @@ EN: dict[str, str] = {
     ),
     "matrix.cell": "Requests {requests} · tokens {tokens} · spend {spend}",
     "matrix.none": "no requests",
+    # rate limits (dashboard/limits.py): the week before the key list was copied
+    "limits.busiest": "Busiest minute in the last 7 days: {parts}.",
+    "limits.and": " and ",
+    "limits.peak_tpm": "{value} tokens ({share} of the TPM limit)",
+    "limits.peak_rpm": "{value} requests ({share} of the RPM limit)",
+    "limits.refused": (
+        "LiteLLM refused {n} of these requests in the last 7 days for a rate limit{kinds}; "
+        "the last at {when}."
+    ),
+    "limits.kinds": " ({kinds})",
+    "limits.kind.tpm": "{n} over tokens per minute",
+    "limits.kind.rpm": "{n} over requests per minute",
+    "limits.kind.parallel": "{n} over parallel requests",
+    "limits.elsewhere": "{n} of them by a limit of your user or team, not of this key.",
+    "limits.title": "Rate limits, last 7 days: the keys nearest their limits first",
+    "limits.peak_tokens": "Busiest minute, tokens",
+    "limits.peak_requests": "Busiest minute, requests",
+    "limits.refused_col": "Refused",
+    "limits.last_refused": "Last refused",
+    "limits.note": (
+        "A minute is a clock minute (UTC). LiteLLM counts tokens of successful requests less cached prompt "
+        "tokens, and every request, refused ones too; its 60-second window starts at a request, so a key "
+        "can be refused in a minute below 100 %."
+    ),
+    # API-equivalent cost (dashboard/api_cost.py), with a price book only
+    "api.title": "At API prices",
+    "api.help": (
+        "What these requests would have cost on a commercial API, at the reference prices of the "
+        "lab's price book (per million tokens: uncached input, cached input, output; reasoning is output). "
+        "Failed requests cost nothing, as in LiteLLM."
+    ),
+    "api.card": "At API prices",
+    "api.same_spend": "Spend of the same requests",
+    "api.difference": "API prices − spend",
+    "api.caption": "Prices from the price book, taken {taken}; a price change applies from its day (UTC).",
+    "api.unpriced": (
+        "Requests not priced (their model has no price in the price book), not counted above: {n}. "
+        "Models and requests: {models}."
+    ),
+    "api.not_priced": "not priced",
+    "api.by.by_model": "By model",
+    "api.by.by_client": "By client",
+    "api.by.by_user": "By user",
+    "api.by.by_node": "By node",
+    "api.col.model": "Model",
+    "api.col.client": "Client",
+    "api.col.user": "User",
+    "api.col.node": "Node",
+    "api.col.reference": "Priced as",
+    "api.col.requests": "Requests",
+    "api.col.spend": "Spend",
+    "api.col.api_cost": "At API prices",
+    "api.col.unpriced": "Not priced",
     "budgets.people": "People's own budgets, across their keys",
     # administrator budget table
     "budgets.summary": "**{keys}** keys: **{over}** over budget, **{near}** above 80 %.",
@@ -305,6 +358,9 @@ EN: dict[str, str] = {
     "period.mo": "{n}mo",
     "date.minute": "{year}-{month:02d}-{day:02d} {hour:02d}:{minute:02d}",
     "date.day": "{year}-{month:02d}-{day:02d}",
+    # a day of this year where space is short (a card's compared period): English keeps
+    # the year, which fits; Korean's longer dates drop it
+    "date.day_this_year": "{year}-{month:02d}-{day:02d}",
     # table cells: numbers and dates are written by format.py (dashboard/tables.py); a
     # progress bar takes only a printf format
     "colfmt.percent": "%.1f %%",  # a progress bar's 0-100 share: 61.0 %, as format.percent

@@ -152,6 +152,53 @@ KO: dict[str, str] = {
     "student.no_requests": "아직 LiteLLM에서 복사된 내 요청이 없습니다. 첫 요청 이후 차트가 나타납니다.",
     "matrix.cell": "요청 {requests}건 · 토큰 {tokens} · 비용 {spend}",
     "matrix.none": "요청 없음",
+    "limits.busiest": "최근 7일 중 가장 바빴던 1분: {parts}.",
+    "limits.and": ", ",
+    "limits.peak_tpm": "토큰 {value}(TPM 한도의 {share})",
+    "limits.peak_rpm": "요청 {value}건(RPM 한도의 {share})",
+    "limits.refused": (
+        "최근 7일간 LiteLLM이 속도 제한으로 이 키의 요청 {n}건을 거절했습니다{kinds}. 마지막: {when}."
+    ),
+    "limits.kinds": "({kinds})",
+    "limits.kind.tpm": "분당 토큰 초과 {n}건",
+    "limits.kind.rpm": "분당 요청 초과 {n}건",
+    "limits.kind.parallel": "동시 요청 초과 {n}건",
+    "limits.elsewhere": "그중 {n}건은 이 키가 아닌 사용자나 팀의 한도 때문입니다.",
+    "limits.title": "속도 제한, 최근 7일: 한도에 가까운 키부터",
+    "limits.peak_tokens": "가장 바쁜 1분, 토큰",
+    "limits.peak_requests": "가장 바쁜 1분, 요청",
+    "limits.refused_col": "거절",
+    "limits.last_refused": "마지막 거절",
+    "limits.note": (
+        "1분은 UTC 기준 시계의 1분입니다. LiteLLM은 성공한 요청의 토큰에서 캐시된 프롬프트 토큰을 뺀 값과, "
+        "거절된 것을 포함한 모든 요청을 셉니다. "
+        "60초 창이 요청 시점에 시작되므로 100% 미만인 분에도 거절될 수 있습니다."
+    ),
+    "api.title": "API 가격 기준",
+    "api.help": (
+        "이 요청들을 상용 API로 처리했다면 들었을 비용입니다. 연구실 가격표의 기준 가격"
+        "(백만 토큰당: 캐시되지 않은 입력, 캐시된 입력, 출력; 추론은 출력)으로 계산합니다. "
+        "실패한 요청은 LiteLLM과 같이 비용이 없습니다."
+    ),
+    "api.card": "API 가격 기준",
+    "api.same_spend": "같은 요청의 비용",
+    "api.difference": "API 가격 − 비용",
+    "api.caption": "가격표의 가격({taken} 기준). 가격 변경은 해당 날짜(UTC)부터 적용됩니다.",
+    "api.unpriced": "요청 {n}건은 모델 가격이 없어 위 금액에 포함되지 않았습니다: {models}.",
+    "api.not_priced": "가격 없음",
+    "api.by.by_model": "모델별",
+    "api.by.by_client": "클라이언트별",
+    "api.by.by_user": "사용자별",
+    "api.by.by_node": "노드별",
+    "api.col.model": "모델",
+    "api.col.client": "클라이언트",
+    "api.col.user": "사용자",
+    "api.col.node": "노드",
+    "api.col.reference": "기준 모델",
+    "api.col.requests": "요청",
+    "api.col.spend": "비용",
+    "api.col.api_cost": "API 가격 기준",
+    "api.col.unpriced": "가격 없음",
     "budgets.people": "사용자별 개인 예산(키 전체)",
     # administrator budget table
     "budgets.summary": "키 **{keys}**개 중 예산 초과 **{over}**개, 80% 이상 사용 **{near}**개",
@@ -275,6 +322,7 @@ KO: dict[str, str] = {
     "period.mo": "{n}개월",
     "date.minute": "{year}년 {month}월 {day}일 {hour:02d}:{minute:02d}",
     "date.day": "{year}년 {month}월 {day}일",
+    "date.day_this_year": "{year!s:.0}{month}월 {day}일",  # the year written as nothing
     # table cells
     "colfmt.percent": "%.1f%%",
     "col.tpm": "TPM",

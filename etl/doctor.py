@@ -45,6 +45,7 @@ from etl.store import (
     TMP_MARK,
     USERS_FILE,
     USERS_SCHEMA,
+    older_layout,
     requests_dir,
 )
 
@@ -491,7 +492,7 @@ def _read_ids(path: Path) -> pa.Table:
     """Decode the whole file (a damaged page shows up only when read), keep request_id."""
     with path.open("rb") as handle:
         parquet = pq.ParquetFile(handle)
-        if parquet.schema_arrow != REQUESTS_FILE_SCHEMA:
+        if parquet.schema_arrow != REQUESTS_FILE_SCHEMA and not older_layout(parquet.schema_arrow):
             raise _OtherSchema
         chunks = [batch.column("request_id") for batch in parquet.iter_batches(batch_size=65_536)]
     return pa.table({"request_id": pa.chunked_array(chunks, pa.string())})

@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import queue
+import re
 import threading
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -38,6 +39,8 @@ METADATA_TEXT: dict[str, tuple[str, ...]] = {
     "md_team_id": ("user_api_key_team_id",),
     "md_status": ("status",),
     "md_error_class": ("error_information", "error_class"),
+    "md_error_code": ("error_information", "error_code"),
+    "md_rate_limit_type": ("error_information", "error_rate_limit_type"),  # LiteLLM >= 1.106
     "md_cached_uo": ("usage_object", "prompt_tokens_details", "cached_tokens"),
     "md_cached_auv": ("additional_usage_values", "prompt_tokens_details", "cached_tokens"),
     "md_cache_read_auv": ("additional_usage_values", "cache_read_input_tokens"),
@@ -47,6 +50,17 @@ METADATA_TEXT: dict[str, tuple[str, ...]] = {
     "md_reasoning_auv": ("additional_usage_values", "completion_tokens_details", "reasoning_tokens"),
 }
 METADATA_TAGS_PATH = ("tags",)
+# Words picked out of a metadata text by a pattern (its one group), never the text itself:
+# the error message is free text (a provider's may echo a prompt), but LiteLLM's rate
+# limiter writes a fixed sentence, "Rate limit exceeded for api_key: <key>. Limit type:
+# tokens. ..." (parallel_request_limiter_v3); the transform keeps a word only from a
+# limiter's refusal and only when it is one LiteLLM uses there. The patterns mean the same
+# to PostgreSQL (`substring(... from ...)`) and to Python (`re.search`).
+_ERROR_MESSAGE = ("error_information", "error_message")
+METADATA_WORDS: dict[str, tuple[tuple[str, ...], str]] = {
+    "md_rate_limit_scope": (_ERROR_MESSAGE, r"Rate limit exceeded for ([a-z_]{1,40}): "),
+    "md_rate_limit_kind": (_ERROR_MESSAGE, r"Limit type: ([a-z_]{1,40})\."),
+}
 
 # (raw name, LiteLLM column, Arrow type, PostgreSQL type used when the column is missing)
 _PLAIN_COLUMNS: list[tuple[str, str, pa.DataType, str]] = [
@@ -86,6 +100,7 @@ RAW_SCHEMA = pa.schema(
         ("md_tags", pa.list_(pa.string())),
     ]
     + [(name, pa.string()) for name in METADATA_TEXT]
+    + [(name, pa.string()) for name in METADATA_WORDS]
     + [
         # source columns whose value could not be read (an infinite timestamp, text where
         # a count belongs): read as NULL, and the row counted as malformed
@@ -363,6 +378,12 @@ def spend_logs_query(info: SourceInfo, window: Window | None) -> tuple[sql.Compo
     ]
     for name, path in METADATA_TEXT.items():
         items.append(sql.SQL("md.m #>> {} AS {}").format(sql.Literal(list(path)), sql.Identifier(name)))
+    for name, (path, pattern) in METADATA_WORDS.items():
+        items.append(
+            sql.SQL("substring(md.m #>> {} from {}) AS {}").format(
+                sql.Literal(list(path)), sql.Literal(pattern), sql.Identifier(name)
+            )
+        )
     items.append(
         # NULL, not an empty array, for the usual row: psycopg converts it for free
         sql.SQL("NULLIF(array_remove(ARRAY[{}]::text[], NULL), '{{}}') AS unreadable").format(
@@ -688,6 +709,7 @@ def table_from_rows(rows: Iterable[Mapping[str, Any]]) -> pa.Table:
             _array_texts(md_tags),
         ]
         values += [_json_text(_json_path(metadata, path)) for path in METADATA_TEXT.values()]
+        values += [_word(_json_path(metadata, path), pattern) for path, pattern in METADATA_WORDS.values()]
         # rows from Python are not checked for copies on other days: their source is a test
         # or the simulator, which write each request once
         values += [unreadable or None, False]
@@ -755,6 +777,14 @@ def _json_text(value: Any) -> str | None:
     if isinstance(value, str):
         return value
     return json.dumps(value)
+
+
+def _word(value: Any, pattern: str) -> str | None:
+    """`substring(md.m #>> path from pattern)`: the group of the pattern in the value as `#>>`
+    reads it; NULL when there is no match."""
+    text = _json_text(value)
+    found = re.search(pattern, text) if text is not None else None
+    return found.group(1) if found else None
 
 
 def _array_texts(value: Any) -> list[str | None] | None:

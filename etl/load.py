@@ -31,6 +31,8 @@ from etl.store import (
     RUNS_SCHEMA,
     STAGING_DIR,
     day_file,
+    older_layout,
+    upgraded,
 )
 
 ROW_GROUP_ROWS = 128 * 1024
@@ -146,7 +148,8 @@ def merge_day(store: Path, day: dt.date, staged: list[Path], replace: pa.Array |
 def _merge_into(path: Path, staged: list[Path], replace: pa.Array | None) -> DayMerge:
     existing = _open_day(path)
     try:
-        if existing is not None and existing.schema_arrow != REQUESTS_FILE_SCHEMA:
+        older = existing is not None and older_layout(existing.schema_arrow)
+        if existing is not None and existing.schema_arrow != REQUESTS_FILE_SCHEMA and not older:
             raise StoreCorrupt(
                 f"{path} does not have the columns this version writes; "
                 "build a new store with --full-refresh into an empty --store directory"
@@ -175,7 +178,10 @@ def _merge_into(path: Path, staged: list[Path], replace: pa.Array | None) -> Day
                 groups = _RowGroups(writer)
                 if existing is not None:
                     for batch in _batches(existing):
-                        groups.add(_without(pa.Table.from_batches([batch], REQUESTS_FILE_SCHEMA), drop))
+                        rows = (
+                            upgraded(batch) if older else pa.Table.from_batches([batch], REQUESTS_FILE_SCHEMA)
+                        )
+                        groups.add(_without(rows, drop))
                 offset = 0
                 for file in staged:
                     table = pq.read_table(file, schema=REQUESTS_FILE_SCHEMA)

@@ -60,10 +60,35 @@ REQUESTS_SCHEMA = pa.schema(
         ("request_tags", pa.list_(pa.string())),
         ("duration_ms", pa.int64()),
         ("ingested_at", UTC_TS),
+        *((name, pa.string()) for name in ("error_code", "rate_limit", "rate_limit_scope")),
     ]
 )
+# Columns added after the first release of the store, last in every file: a day file an
+# older version wrote lacks them; readers take them as NULL, and a run that adds rows to
+# its day writes it anew with them NULL for the rows it had (`upgraded`).
+ADDED_COLUMNS = ("error_code", "rate_limit", "rate_limit_scope")
 # The partition key lives in the directory name (date=YYYY-MM-DD), not in the files.
 REQUESTS_FILE_SCHEMA = pa.schema([f for f in REQUESTS_SCHEMA if f.name != "date"])
+
+
+def older_layout(schema: pa.Schema) -> bool:
+    """Whether a day file of `schema` is one this version writes, less some of the columns
+    added since (the last ones)."""
+    if schema == REQUESTS_FILE_SCHEMA:
+        return False
+    missing = len(REQUESTS_FILE_SCHEMA) - len(schema)
+    kept = pa.schema(list(REQUESTS_FILE_SCHEMA)[: len(schema)])
+    return 0 < missing <= len(ADDED_COLUMNS) and schema.remove_metadata() == kept
+
+
+def upgraded(batch: pa.RecordBatch) -> pa.Table:
+    """Rows of a day file of an `older_layout` with the columns it lacks as NULL."""
+    table = pa.Table.from_batches([batch])
+    for name in REQUESTS_FILE_SCHEMA.names[table.num_columns :]:
+        field = REQUESTS_FILE_SCHEMA.field(name)
+        table = table.append_column(field, pa.nulls(table.num_rows, field.type))
+    return table.cast(REQUESTS_FILE_SCHEMA)
+
 
 KEYS_SCHEMA = pa.schema(
     [

@@ -50,6 +50,30 @@ DEFAULT_CLIENT_RULES: tuple[ClientRule, ...] = (
 
 NOISE_REASONS = ("health_check", "master_key", "rule")
 
+# LiteLLM's own rate-limit refusals: ProxyRateLimitError (1.106 on; also the opt-in session
+# budget and iteration caps, told apart by their kind), a 429 HTTPException before it.
+# The kind as the row names it (error_rate_limit_type, else the limiter's "Limit type: ...")
+# and as the store does; a refusal of another kind, or none, is stored as `unknown`.
+RATE_LIMIT_CLASS = "ProxyRateLimitError"
+RATE_LIMIT_KINDS = {
+    "tokens": "tpm",
+    "requests": "rpm",
+    "concurrent_requests": "parallel",
+    "max_parallel_requests": "parallel",
+    "budget": None,  # a session's budget, not a rate
+    "max_iterations": None,
+}
+# Whose limit it was: the limiter's descriptor keys (parallel_request_limiter_v3)
+RATE_LIMIT_SCOPES = frozenset(
+    {
+        "api_key", "user", "team", "team_member", "end_user", "organization", "project",
+        "model_per_key", "model_per_team", "model_per_organization", "model_per_project",
+        "model_per_project_itpm", "model_per_project_otpm", "tag", "tag_per_key",
+        "agent", "agent_session", "mcp_per_key", "mcp_per_team", "mcp_server",
+    }
+)  # fmt: skip
+_CODE_TEXT = r"^[A-Za-z0-9_.-]{1,40}$"  # an HTTP status or a provider's code word, not a message
+
 # A JSON number as `#>>` prints it (whitespace is trimmed before matching).
 _COUNT_TEXT = re.compile(r"^-?\d+(\.\d+)?([eE][+-]?\d+)?$").pattern
 
@@ -236,6 +260,25 @@ def transform(
         known, pc.equal(status_raw, "failure"), pc.and_(pc.is_valid(status_raw), pc.is_valid(error_class))
     )
     status = pc.if_else(pc.fill_null(failed, False), pa.scalar("failure"), pa.scalar("success"))
+    error_code = pc.utf8_trim_whitespace(col("md_error_code"))
+    code_like = pc.fill_null(pc.match_substring_regex(error_code, _CODE_TEXT), False)
+    error_code = pc.if_else(code_like, error_code, pa.scalar(None, pa.string()))
+    refused = pc.and_(
+        pc.fill_null(failed, False),
+        _any(
+            pc.equal(error_class, RATE_LIMIT_CLASS),
+            pc.and_(pc.equal(error_class, "HTTPException"), pc.equal(error_code, "429")),
+        ),
+    )
+    kind_named = pc.coalesce(_nonempty(col("md_rate_limit_type")), col("md_rate_limit_kind"))
+    kind = _nonempty(_map_unique(kind_named, _rate_limit_kind))
+    rate_limit = pc.if_else(refused, kind, pa.scalar(None, pa.string()))
+    scope = col("md_rate_limit_scope")
+    rate_limit_scope = pc.if_else(
+        pc.and_(pc.is_valid(rate_limit), pc.is_in(scope, pa.array(sorted(RATE_LIMIT_SCOPES)))),
+        scope,
+        pa.scalar(None, pa.string()),
+    )
 
     # times (LiteLLM stores naive UTC); a value the extract could not read (an infinite
     # endTime, a count stored as text that is no number) arrives as NULL, named in `unreadable`
@@ -304,6 +347,9 @@ def transform(
             "request_tags": request_tags,
             "duration_ms": duration,
             "ingested_at": pa.repeat(pa.scalar(ingested_at, UTC_TS), n),
+            "error_code": error_code,
+            "rate_limit": rate_limit,
+            "rate_limit_scope": rate_limit_scope,
         },
         schema=REQUESTS_SCHEMA,
     )
@@ -453,6 +499,13 @@ def _longest_user_agent_tag(tags: pa.Array) -> pa.Array:
     best = found.filter(first)
     at = pc.index_in(pa.array(range(len(tags)), pa.int64()), value_set=best["owner"].combine_chunks())
     return _nonempty(pc.take(best["value"].combine_chunks(), at))
+
+
+def _rate_limit_kind(named: str | None) -> str:
+    """The store's name for a refusal's kind; "" for a refusal that is no rate limit."""
+    if not named:
+        return UNKNOWN
+    return RATE_LIMIT_KINDS.get(named, UNKNOWN) or ""
 
 
 def _map_unique(arr: pa.Array | pa.ChunkedArray, fn: Callable[[str | None], str]) -> pa.Array:

@@ -1,8 +1,9 @@
 -- budgets: every key in scope with its spend against its budget, its limits, its last
 -- request, and the forecast at its present pace (setup/views.sql: burn_per_day,
 -- budget_forecast) for the key and for its person's own budget; the keys that run out
--- soonest first, then those closest to (or over) their budget. The filters' range is the
--- week before the key list was copied (queries/pages.py, budgets): its end is the copy.
+-- soonest first (those used up before all), then those closest to their budget. The
+-- filters' range is the week before the key list was copied (queries/pages.py, budgets):
+-- its end is the copy.
 WITH activity AS (
     SELECT r.api_key_hash::VARCHAR AS api_key_hash, max(r.last_start) AS last_request
     FROM in_scope_sums r
@@ -65,7 +66,8 @@ SELECT
     snapshot_at
 FROM paced
 ORDER BY
-    CASE WHEN forecast = 'runs_out' THEN runs_out_at END NULLS LAST,
+    -- a budget used up has run out already: before any that will
+    CASE forecast WHEN 'spent' THEN copied_at WHEN 'runs_out' THEN runs_out_at END NULLS LAST,
     budget_used DESC NULLS LAST,
     spend DESC,
     key_alias

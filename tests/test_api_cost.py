@@ -12,8 +12,11 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from streamlit.testing.v1 import AppTest
 
 from dashboard import demo_mode
+from dashboard import format as fmt
+from dashboard.auth import Identity
 from etl import simulate
 from etl.config import Config, load_config
 from etl.errors import ConfigError
@@ -294,3 +297,98 @@ def test_the_example_prices_the_demos_models_and_the_demo_shows_it(tmp_path: Pat
     assert demo_mode.prices(Config(), tmp_path) == ()  # a real store: only a configured price book
     configured = Config(prices=PRICES, price_book=tmp_path / "prices.toml")
     assert demo_mode.prices(configured, demo_store) == PRICES
+
+
+PRICE_BOOK = """
+[[price]]
+model = "gpt-oss-120b"
+reference = "openai/gpt-oss-120b"
+input = 0.1
+cached_input = 0.05
+output = 0.5
+taken = 2026-12-01
+until = 2026-12-10
+
+[[price]]
+model = "gpt-oss-120b"
+reference = "openai/gpt-oss-120b"
+input = 0.2
+cached_input = 0.1
+output = 1.0
+taken = 2026-12-10
+from = 2026-12-10
+
+[[price]]
+model = "qwen3-coder-30b"
+reference = "qwen/qwen3-coder-30b-a3b-instruct"
+input = 0.06
+cached_input = 0.03
+output = 0.25
+taken = 2026-12-01
+"""
+
+
+def open_app(
+    store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, identity: Identity, lang: str = "en"
+) -> AppTest:
+    """The page over December 8 to 12 (UTC days), with the price book above, or none."""
+    monkeypatch.setenv("USAGE_STORE", str(store))
+    monkeypatch.setenv("USAGE_TIMEZONE", "UTC")
+    if identity.name != "no-prices":
+        monkeypatch.setenv("USAGE_PRICE_BOOK", str(write(tmp_path / "prices.toml", PRICE_BOOK)))
+    app = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
+    app.session_state["identity"] = identity
+    for key, value in {"lang": lang, "range": "custom", "from": "2026-12-08", "to": "2026-12-12"}.items():
+        app.query_params[key] = value
+    app.run()
+    assert not app.exception, app.exception
+    return app
+
+
+def cost_tables(app: AppTest) -> dict[str, pd.DataFrame]:
+    """The tables of the panel, by their first column's name."""
+    frames = [getattr(d.value, "data", d.value) for d in app.dataframe]
+    return {str(frame.columns[0]): frame for frame in frames}
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_the_overview_shows_the_cost_at_api_prices(
+    store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lang: str
+) -> None:
+    app = open_app(store, tmp_path, monkeypatch, Identity(role="admin", name="admin"), lang)
+    cards = {m.label: m.value for m in app.metric}
+    labels = {"en": ("At API prices", "API prices − spend"), "ko": ("API 가격 기준", "API 가격 − 비용")}[lang]
+    assert cards[labels[0]] == fmt.usd(ALICE_8 + ALICE_12 + BOB_9) == "$0.00121"
+    assert cards[labels[1]] == "-$0.00229"  # $0.001215 at API prices against $0.0035 of spend
+    warning = next(w.value for w in app.warning if "mystery-model" in w.value)
+    assert {"en": "not counted above: 1.", "ko": "요청 1건은 모델 가격이 없어"}[lang] in warning
+    models = cost_tables(app)["model"].set_index("model")
+    assert models.loc["gpt-oss-120b", "api_cost_usd"] == pytest.approx(ALICE_8 + ALICE_12)
+    unpriced = models["api_cost_usd"].isna()
+    assert [name for name in unpriced.index if unpriced[name]] == ["mystery-model"]  # "not priced", not $0
+    users = cost_tables(app)["user"].set_index("user")
+    assert (
+        users.loc["bob", "api_cost_usd"] == pytest.approx(BOB_9)
+        and users.loc["bob", "unpriced_requests"] == 1
+    )
+    assert set(cost_tables(app)) >= {"model", "client", "user", "node"}
+
+
+def test_a_student_sees_their_own_cost_only(
+    store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bob = known_store.key_of("bob")
+    app = open_app(store, tmp_path, monkeypatch, Identity(role="student", name="bob", keys=(bob,), key=bob))
+    cards = {m.label: m.value for m in app.metric}
+    assert cards["At API prices"] == fmt.usd(BOB_9)
+    tables = cost_tables(app)
+    assert "user" not in tables and "node" not in tables  # by model and by client only
+    assert set(tables["model"]["model"]) == {"qwen3-coder-30b", "mystery-model"}  # not alice's
+
+
+def test_without_a_price_book_the_page_has_no_such_panel(
+    store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = open_app(store, tmp_path, monkeypatch, Identity(role="admin", name="no-prices"))
+    assert "At API prices" not in {m.label for m in app.metric}
+    assert not [m for m in app.markdown if "At API prices" in str(m.value)]

@@ -154,7 +154,8 @@ def test_a_persons_own_budget_is_paced_by_all_their_keys(budgets: pd.DataFrame) 
 
 
 def test_the_keys_that_run_out_soonest_come_first(budgets: pd.DataFrame) -> None:
-    assert list(budgets.index[:2]) == ["fresh-laptop", "runner-laptop"]
+    # used up first: it has run out already
+    assert list(budgets.index[:3]) == ["spender-laptop", "fresh-laptop", "runner-laptop"]
 
 
 def test_a_store_without_litellms_key_list_has_no_budgets_and_no_error(tmp_path: Path) -> None:
@@ -225,13 +226,14 @@ def test_the_budgets_page_puts_the_soonest_run_out_first_with_its_pace(
     at._page_hash = next(h for h, p in at._registered_pages.items() if p["url_pathname"] == "budgets")
     at.run()
     assert not at.exception, at.exception
-    standing, pace, limits, people = (getattr(d.value, "data", d.value) for d in at.dataframe)
-    assert list(pace["key_alias"][:2]) == ["fresh-laptop", "runner-laptop"]
-    assert list(standing["key_alias"]) == list(pace["key_alias"]) == list(limits["key_alias"])
+    # no key here has a rate limit: no limits table (tests/test_key_limits.py has one)
+    standing, pace, people = (getattr(d.value, "data", d.value) for d in at.dataframe)
+    assert list(pace["key_alias"][:3]) == ["spender-laptop", "fresh-laptop", "runner-laptop"]
+    assert list(standing["key_alias"]) == list(pace["key_alias"])
     runs_out = {"en": "runs out before the reset", "ko": "초기화 전 소진"}[lang]
-    assert list(pace["forecast"][:2]) == [runs_out, runs_out]
-    assert pace["burn_per_day"].iloc[1] == pytest.approx(0.5)
-    assert pace["runs_out_at"].iloc[1] == pd.Timestamp("2026-12-18 21:00", tz="Asia/Seoul")
+    assert list(pace["forecast"][1:3]) == [runs_out, runs_out]
+    assert pace["burn_per_day"].iloc[2] == pytest.approx(0.5)
+    assert pace["runs_out_at"].iloc[2] == pd.Timestamp("2026-12-18 21:00", tz="Asia/Seoul")
     statuses = dict(zip(pace["key_alias"], pace["forecast"], strict=True))
     expected = {
         "en": ["no budget", "no recent spend", "used up", "reset overdue", "lasts until the reset"],
