@@ -31,7 +31,7 @@ import pyarrow.compute as pc
 
 from etl import rollup
 from etl.load import write_day
-from etl.store import REQUESTS_FILE_SCHEMA, UTC_TS
+from etl.store import ADDED_COLUMNS, REQUESTS_FILE_SCHEMA, UTC_TS
 
 OUT = Path(__file__).resolve().parent / "out"
 PEOPLE = 200
@@ -204,6 +204,8 @@ def day_table(lab: Lab, day: dt.date, n: int, rng: np.random.Generator, serial: 
         "request_tags": pa.array([tags_per_client[c] for c in client], pa.list_(pa.string())),
         "duration_ms": pa.array((end - start) // 1000),
         "ingested_at": _ts(end + 300_000_000),
+        # a failure's words LiteLLM's rate limiter leaves (etl/transform.py): none here
+        **{name: pa.nulls(n, pa.string()) for name in ADDED_COLUMNS},
     }
     return pa.table(columns, schema=REQUESTS_FILE_SCHEMA)
 
