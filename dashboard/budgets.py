@@ -39,8 +39,7 @@ PACE = (
     "burn_per_day",
     "forecast",
     "runs_out_at",
-    "budget_reset_at",
-    "budget_duration",
+    "budget_reset_at",  # not its period ("30d"): that column made the table too wide at 1280 px
     "blocked",
     "expires",
 )

@@ -94,6 +94,10 @@ def check_api_panel(page: Any, lang: Language, *, student: bool) -> None:
     and its tabs (a student's: by model and by client only)."""
     texts = TEXTS[lang]
     page.get_by_text(texts["api.title"], exact=True).first.wait_for(timeout=60_000)
+    # the cards may still be placeholders of a rerun: wait until each of them is drawn
+    for label in ("api.card", "api.same_spend", "api.difference"):
+        page.locator("[data-testid='stMetricLabel']", has_text=texts[label]).first.wait_for(timeout=60_000)
+    wait_until_rendered(page)
     cards = metrics(page)
     for label in ("api.card", "api.same_spend"):
         assert texts[label] in cards, (lang, label, cards)
