@@ -21,11 +21,12 @@ _KO_UNITS = ((1e12, "조"), (1e8, "억"), (1e4, "만"))
 
 
 def missing(value: Any) -> bool:
+    """None, NaN, NaT or pd.NA: a value there is none of (a time too: NaT is no float)."""
     if value is None:
         return True
     try:
-        return math.isnan(float(value))
-    except (TypeError, ValueError):
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):  # an array: a value, not a missing one
         return False
 
 

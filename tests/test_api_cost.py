@@ -17,6 +17,7 @@ from streamlit.testing.v1 import AppTest
 from dashboard import demo_mode
 from dashboard import format as fmt
 from dashboard.auth import Identity
+from dashboard.untrusted import markdown
 from etl import simulate
 from etl.config import Config, load_config
 from etl.errors import ConfigError
@@ -392,3 +393,17 @@ def test_without_a_price_book_the_page_has_no_such_panel(
     app = open_app(store, tmp_path, monkeypatch, Identity(role="admin", name="no-prices"))
     assert "At API prices" not in {m.label for m in app.metric}
     assert not [m for m in app.markdown if "At API prices" in str(m.value)]
+
+
+def test_an_unpriced_models_name_is_text_not_markdown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Model names come from the proxy's configuration and the clients' requests: the
+    'not priced' notice shows the name as written, never as a link or emphasis. (A range
+    with no priced request has no date of prices: the page showed an error.)"""
+    hostile = "[free credits](https://evil.example) **now** $x$"
+    store = tmp_path / "store"
+    ingest_rows(Config(store=store), [request(LLAMACPP, "bob", 9, (100, 0, 10, 0), model_group=hostile)])
+    app = open_app(store, tmp_path, monkeypatch, Identity(role="admin", name="admin"))
+    warning = next(w.value for w in app.warning if "not counted above" in w.value)
+    assert f"{markdown(hostile)} (1)" in warning and "[free credits](" not in warning

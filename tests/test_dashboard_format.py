@@ -7,6 +7,7 @@ import math
 from collections.abc import Iterator
 from typing import Literal
 
+import pandas as pd
 import pytest
 
 from dashboard import format as fmt
@@ -229,3 +230,10 @@ def test_axis_ticks_write_units_as_the_cards(
         values, labels = fmt.ticks(top, unit)
     assert labels == texts
     assert values[0] == 0 and values[-1] >= (top or 0) and len(values) == len(labels)
+
+
+def test_a_missing_time_is_missing_like_a_missing_number() -> None:
+    """NaT is no float: an empty time (no prices used in the range, no reset) was taken
+    for a value and written as a date of NaN, which broke the page."""
+    assert all(fmt.missing(v) for v in (None, float("nan"), pd.NaT, pd.NA))
+    assert not any(fmt.missing(v) for v in (0, 0.0, "", "x", pd.Timestamp("2026-12-05"), [1, 2]))
