@@ -140,9 +140,8 @@ def render(config: Config, reader: Reader, tz: str) -> None:
     formats = {
         **dict.fromkeys((*money, "user_burn_per_day"), fmt.usd),
         **dict.fromkeys(("tpm_limit", "rpm_limit", "rate_limited"), fmt.count),
-        "last_rate_limited_at": tables.when(tz),
-        **dict.fromkeys((*times[:2], *times[3:]), tables.when(tz)),
-        "expires": tables.day(tz),
+        **dict.fromkeys((*times, "last_rate_limited_at"), tables.when(tz)),
+        "expires": tables.day(tz),  # a day, not a time: after the times above
     }
     # the level in the colour of the same scale a student's own bars use (format.LEVEL_COLORS)
     colours = [f"color: {fmt.LEVEL_HEX[level]}; font-weight: 600" for level in levels]

@@ -153,11 +153,7 @@ def _store_path(
         return Path(env["USAGE_STORE"])
     if value is None:
         return DEFAULT_STORE
-    if not isinstance(value, str) or not value:
-        raise ConfigError("store must be a directory path (a string)")
-    # A relative path in the file is relative to the file, so cron and systemd find it.
-    p = Path(value)
-    return p if p.is_absolute() or config_path is None else config_path.parent / p
+    return _path_in_file(value, config_path, "store must be a directory path (a string)")
 
 
 def _price_book_path(env: Mapping[str, str], value: Any, config_path: Path | None) -> Path | None:
@@ -166,8 +162,14 @@ def _price_book_path(env: Mapping[str, str], value: Any, config_path: Path | Non
         return Path(env["USAGE_PRICE_BOOK"])
     if value is None:
         return None
+    return _path_in_file(value, config_path, "price_book must be the path of a price book file (a string)")
+
+
+def _path_in_file(value: Any, config_path: Path | None, wrong: str) -> Path:
+    """A path the file names; a relative one is relative to the file, so that cron and
+    systemd find it whatever their working directory."""
     if not isinstance(value, str) or not value:
-        raise ConfigError("price_book must be the path of a price book file (a string)")
+        raise ConfigError(wrong)
     p = Path(value)
     return p if p.is_absolute() or config_path is None else config_path.parent / p
 

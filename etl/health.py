@@ -68,9 +68,8 @@ def budgets_of(rows: Iterable[Mapping[str, Any]]) -> list[Budget]:
         user = row["user_id"]
         if user and row["user_max_budget"] is not None and user not in users:
             runs_out = row["user_runs_out_at"] if row["user_forecast"] == "runs_out" else None
-            used = _ratio(row["user_spend"], row["user_max_budget"])
             named = (("budget", "user"), ("user", user))
-            users[user] = Budget(named, used, runs_out, row["user_budget_reset_at"])
+            users[user] = Budget(named, row["user_budget_used"], runs_out, row["user_budget_reset_at"])
     return [*_distinct(keys), *users.values()]
 
 
@@ -91,11 +90,6 @@ def _distinct(keys: list[tuple[dict[str, str], str, Budget]]) -> list[Budget]:
             continue
         out[named] = Budget(named, budget.used, budget.runs_out_at, budget.reset_at)
     return list(out.values())
-
-
-def _ratio(spend: float | None, budget: float) -> float | None:
-    """spend / NULLIF(budget, 0), as budgets.sql's budget_used."""
-    return None if spend is None or budget == 0 else spend / budget
 
 
 def render(attempt: Attempt, runs: list[dict[str, Any]], budgets: list[Budget] | None = None) -> str:

@@ -35,11 +35,6 @@ class Price:
     valid_from: dt.date | None = None
     valid_until: dt.date | None = None
 
-    def covers(self, day: dt.date) -> bool:
-        return (self.valid_from is None or self.valid_from <= day) and (
-            self.valid_until is None or day < self.valid_until
-        )
-
 
 def load_price_book(path: Path) -> tuple[Price, ...]:
     """The entries of the price book at `path`, checked; ConfigError names what is wrong."""

@@ -58,6 +58,7 @@ SELECT
     greatest(last_request, last_active) AS last_active,
     user_max_budget,
     user_spend,
+    user_spend / NULLIF(user_max_budget, 0) AS user_budget_used,
     user_budget_reset_at,
     user_burn_per_day,
     budget_runs_out_at(copied_at, user_spend, user_max_budget, user_burn_per_day) AS user_runs_out_at,

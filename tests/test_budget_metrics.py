@@ -23,28 +23,12 @@ from etl.run import ingest_rows
 from etl.store import KEYS_FILE, KEYS_SCHEMA, USERS_FILE, USERS_SCHEMA
 from tests import known_store
 from tests.litellm_db import LiteLLMDatabase
+from tests.test_budget_forecast import COPIED, key, spent
 from tests.test_etl_cli import REPO, cli
 
 UTC = dt.UTC
-COPIED = dt.datetime(2026, 12, 10, 12, 0, tzinfo=UTC)  # when the ETL copied the key list
 RULES = REPO / "deploy" / "usage-budget-alerts.rules.yml"
 HOSTILE = 'evil"} llm_usage_budget_used_ratio{user="x\\"} 0\nfake 1'
-
-
-def spent(user: str, day: int, spend: float, n: int = 1) -> list[dict[str, Any]]:
-    """`n` requests of `user` on December `day` (10:00 UTC on), `spend` dollars in all."""
-    return [
-        known_store.request(
-            "llamacpp_non_streamed",
-            user,
-            dt.datetime(2026, 12, day, 10, i),
-            request_id=f"{user}-{day}-{i}",
-            usage=(100, 0, 10, 0),
-            spend=spend / n,
-            duration_ms=1000,
-        )
-        for i in range(n)
-    ]
 
 
 ROWS = [
@@ -53,22 +37,6 @@ ROWS = [
     *spent("soon", 9, 7.00, n=7),  # $1.00 a day
     *spent("laster", 6, 1.40, n=2),  # $0.20 a day
 ]
-
-
-def key(user: str, **values: Any) -> dict[str, Any]:
-    row: dict[str, Any] = dict.fromkeys(KEYS_SCHEMA.names)
-    return (
-        row
-        | {
-            "api_key_hash": known_store.key_of(user),
-            "key_alias": f"{user}-laptop",
-            "user_id": user,
-            "blocked": False,
-            "snapshot_at": COPIED,
-            "budget_duration": "30d",
-        }
-        | values
-    )
 
 
 def hashed(name: str) -> str:
