@@ -26,7 +26,7 @@ def render(reader: Reader, tz: str) -> None:
         return
     if runs.iloc[0]["status"] == "failed":
         st.error(t("status.last_failed", error=runs.iloc[0]["error"]))
-    cards = st.columns(4)
+    cards = st.columns([1.2, 1, 1.5, 1.3])  # widths after the labels, so none is cut
     last_ok = health["last_ok_run"]
     ago = t("status.ago", age=fmt.age((now - last_ok).total_seconds())) if pd.notna(last_ok) else None
     cards[0].metric(
@@ -93,35 +93,39 @@ def _nodes(nodes: pd.DataFrame, tz: str) -> None:
     tables.show(tables.styled(table[list(columns)], formats), columns)
 
 
-TEXT = ("status", "mode", "error")
-
-
 def _runs(runs: pd.DataFrame, tz: str) -> None:
+    """The newest runs in two tables of the same rows, so each fits the page: what a run
+    did, then what it left out and why."""
     st.subheader(t("status.runs"))
     table = runs.assign(
         started_at=_localized(runs["started_at"], tz),
         status=runs["status"].map(lambda s: t(f"status.run.{s}")),
         mode=runs["mode"].map(lambda m: t(f"status.mode.{m}")),
     )
-    columns = {
-        "started_at": st.column_config.DatetimeColumn(t("status.started")),
+    started = {"started_at": st.column_config.DatetimeColumn(t("status.started"))}
+    did = started | {
         "status": st.column_config.TextColumn(t("status.status")),
         "mode": st.column_config.TextColumn(t("status.mode")),
         "seconds": st.column_config.NumberColumn(t("status.seconds")),
         "rows_read": st.column_config.NumberColumn(t("status.rows_read")),
         "rows_written": st.column_config.NumberColumn(t("status.rows_written")),
         "duplicates_skipped": st.column_config.NumberColumn(t("status.duplicates")),
+        "error": st.column_config.TextColumn(t("status.error"), width="medium"),
+    }
+    left_out = started | {
         "dropped_master_key": st.column_config.NumberColumn(t("status.dropped_master_key")),
         "dropped_health_check": st.column_config.NumberColumn(t("status.dropped_health_check")),
         "dropped_by_rule": st.column_config.NumberColumn(t("status.dropped_by_rule")),
         "rows_malformed": st.column_config.NumberColumn(t("status.malformed")),
         "kept_noise_tagged": st.column_config.NumberColumn(t("status.kept_noise_tagged")),
-        "error": st.column_config.TextColumn(t("status.error"), width="large"),
     }
     formats: dict[str, tables.Formatter] = {"started_at": tables.when(tz), "seconds": fmt.seconds}
-    formats |= {column: fmt.count for column in columns if column not in formats and column not in TEXT}
-    tables.show(tables.styled(table[list(columns)], formats), columns)
+    formats |= {column: fmt.count for column in left_out if column not in formats}
+    formats |= dict.fromkeys(("rows_read", "rows_written", "duplicates_skipped"), fmt.count)
+    tables.show(tables.styled(table[list(did)], formats), did)
     st.caption(t("status.runs_note", limit=RECENT_RUNS, tz=tz))
+    st.markdown(f"**{t('status.left_out')}**")
+    tables.show(tables.styled(table[list(left_out)], formats), left_out)
 
 
 def _localized(column: pd.Series, tz: str) -> pd.Series:

@@ -458,6 +458,7 @@ EN: dict[str, str] = {
         "health-check tag, or one of noise.tags). Clients set tags themselves, so they were kept "
         "as usage; a tag rule applies only to the keys noise.tag_keys names."
     ),
+    "status.left_out": "Left out by each run",
     "status.error": "Error",
     "status.runs_note": "Newest first, at most the last {limit} runs (etl_runs.parquet); times in {tz}.",
 }

@@ -418,6 +418,7 @@ KO: dict[str, str] = {
         "noise.tags)가 붙어 있었습니다. 태그는 클라이언트가 직접 붙이므로 사용량으로 유지했습니다. "
         "태그 규칙은 noise.tag_keys에 적힌 키에만 적용됩니다."
     ),
+    "status.left_out": "각 실행이 제외한 행",
     "status.error": "오류",
     "status.runs_note": "최신순, 최근 실행 최대 {limit}건(etl_runs.parquet), 시간대 {tz}.",
 }

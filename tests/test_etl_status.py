@@ -81,9 +81,12 @@ def test_the_status_page(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         c.value for c in at.main.caption
     ]
     assert cards["Noise dropped, last 24 h"].value == "4"
-    sources, nodes, runs = (d.value for d in at.dataframe)
+    sources, nodes, runs, left_out = (d.value for d in at.dataframe)
     assert sources["source"].iloc[0].startswith("127.0.0.1:5432/")
     assert list(runs["status"]) == ["failed", "ok"]
+    # the runs' noise, one row per run as in the runs table
+    dropped = ["dropped_master_key", "dropped_health_check", "dropped_by_rule"]
+    assert len(left_out) == len(runs) and int(left_out[dropped].to_numpy().sum()) == 4
     assert set(nodes["node"]) == set(pd.read_parquet(store / "requests")["node"])
 
 

@@ -58,7 +58,7 @@ def sign_in(page: Any, lang: Language) -> None:
 
 def open_page(page: Any, key: str, lang: Language, charts: int = 0) -> None:
     page.locator("[data-testid='stSidebarNav'] a", has_text=TEXTS[lang][key]).click()
-    path = "/" + key.removeprefix("page.")
+    path = "/" + key.removeprefix("page.").replace("_", "-")
     page.wait_for_function(f"() => location.pathname === '{path}'", timeout=60_000)
     wait_until_rendered(page, charts=charts)
     page.wait_for_selector("[data-testid='stDataFrame'] .dvn-scroller", timeout=60_000)
@@ -134,6 +134,20 @@ def check_tables(page: Any, where: str) -> None:
         assert len(table["drawn"]) == table["count"], (where, table)
 
 
+# Each card's label: the width its text needs against the width it is given.
+CARD_LABELS = """() => [...document.querySelectorAll("[data-testid='stMetricLabel']")].map(label => {
+    const text = label.querySelector('p') || label;
+    return {text: text.textContent, needs: text.scrollWidth, has: text.clientWidth};
+  })"""
+
+
+def check_card_labels(page: Any, where: str) -> None:
+    labels = page.evaluate(CARD_LABELS)
+    assert labels, where
+    for label in labels:
+        assert label["needs"] <= label["has"], (where, label)  # else it ends in "..."
+
+
 @pytest.mark.parametrize("lang", ["en", "ko"])
 @pytest.mark.parametrize("width", [1280, 1440])
 def test_labels_ticks_and_tables_fit_the_page(app_url: str, width: int, lang: Language) -> None:
@@ -148,6 +162,9 @@ def test_labels_ticks_and_tables_fit_the_page(app_url: str, width: int, lang: La
             check_tables(page, f"nodes {width} {lang}")
             open_page(page, "page.budgets", lang)
             check_tables(page, f"budgets {width} {lang}")
+            open_page(page, "page.etl_status", lang)
+            check_tables(page, f"etl status {width} {lang}")
+            check_card_labels(page, f"etl status {width} {lang}")
         except BaseException:
             ARTIFACTS.mkdir(exist_ok=True)
             page.screenshot(path=str(ARTIFACTS / f"widths-{width}-{lang}-failure.png"), full_page=True)
