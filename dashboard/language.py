@@ -24,6 +24,15 @@ from dashboard.strings import LANGUAGE_KEY, LANGUAGE_NAMES, LANGUAGES, Language,
 from dashboard.view_state import parse_language
 
 SWITCH_KEY = "lang_switch"
+# Korean breaks lines between words (eojeol), not inside one: a browser's default breaks
+# anywhere in Hangul, which split the demo banner's words in two. Long unbroken strings
+# (a model name, a path) may still wrap anywhere rather than run off the page.
+KOREAN_LINE_BREAKS = """<style>
+  [data-testid='stMain'] p, [data-testid='stMain'] li, [data-testid='stSidebar'] p,
+  [data-testid='stMetricLabel'] p, [data-testid='stCaptionContainer'] {
+    word-break: keep-all; overflow-wrap: anywhere;
+  }
+</style>"""
 
 
 def choose(default: Language) -> Language:
@@ -51,6 +60,8 @@ def switch(default: Language, *, labelled: Iterable[str] = ()) -> None:
         args=(default, tuple(labelled)),
         label_visibility="collapsed",
     )
+    if language == "ko":
+        st.html(KOREAN_LINE_BREAKS)  # style only: Streamlit gives it no room on the page
 
 
 def _switched(default: Language, labelled: tuple[str, ...]) -> None:

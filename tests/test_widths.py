@@ -148,6 +148,14 @@ def check_card_labels(page: Any, where: str) -> None:
         assert label["needs"] <= label["has"], (where, label)  # else it ends in "..."
 
 
+def check_line_breaks(page: Any, lang: Language) -> None:
+    """Korean wraps between words: the demo banner's words were split mid-word."""
+    banner = page.locator("[data-testid='stAlert'] p").first
+    assert TEXTS[lang]["demo.banner"][-12:] in banner.inner_text()
+    breaks = banner.evaluate("p => getComputedStyle(p).wordBreak")
+    assert (breaks == "keep-all") == (lang == "ko"), breaks
+
+
 @pytest.mark.parametrize("lang", ["en", "ko"])
 @pytest.mark.parametrize("width", [1280, 1440])
 def test_labels_ticks_and_tables_fit_the_page(app_url: str, width: int, lang: Language) -> None:
@@ -156,6 +164,7 @@ def test_labels_ticks_and_tables_fit_the_page(app_url: str, width: int, lang: La
             page.goto(f"{app_url}/?{urllib.parse.urlencode(VIEWS[lang])}")
             sign_in(page, lang)
             check_share_labels(page, f"overview {width} {lang}")
+            check_line_breaks(page, lang)
             check_date_ticks(page, f"overview {width} {lang}")
             open_page(page, "page.nodes", lang, charts=NODES_CHARTS)
             check_date_ticks(page, f"nodes {width} {lang}")
