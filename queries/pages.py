@@ -8,8 +8,8 @@ from typing import Any
 
 import pandas as pd
 
-from queries.filters import Filters
-from queries.runner import Reader
+from queries.filters import Filters, InvalidFilter
+from queries.runner import Job, Reader
 
 # key -> query; "totals_previous" is totals over the period before (the cards' deltas)
 OVERVIEW_QUERIES = {
@@ -45,9 +45,45 @@ NODES_QUERIES = (
 NODES_HIGHLIGHTED = ("node_performance", "latency_by_concurrency", "node_speed_by_bucket")
 
 
-def nodes(reader: Reader, filters: Filters) -> dict[str, pd.DataFrame]:
+# and what it tells about prefix caching, prompt length and load (issue 18): key -> query
+NODES_INSIGHT = ("prefix_cache", "prefix_cache_by_bucket", "prompt_bands", "load_table")
+PROMPT_BANDS = (500, 2000, 8000, 32000)  # prompt tokens: <500, 500-2k, 2k-8k, 8k-32k, >=32k
+STABLE_P95_MS = 3000.0  # the load table's stable concurrency: p95 latency at most this
+
+
+def nodes(
+    reader: Reader,
+    filters: Filters,
+    *,
+    prompt_bands: tuple[int, ...] = PROMPT_BANDS,
+    stable_p95_ms: float = STABLE_P95_MS,
+) -> dict[str, pd.DataFrame]:
+    """The Nodes page's result sets, by the names of NODES_QUERIES and NODES_INSIGHT;
+    `prompt_bands` are the edges of prompt_bands.sql, `stable_p95_ms` load_table.sql's
+    target."""
     filters = reader.resolve(filters)
-    return reader.run_many({name: (name, filters) for name in NODES_QUERIES})
+    params: dict[str, dict[str, Any]] = {
+        "prompt_bands": {"edges": list(checked_bands(prompt_bands))},
+        "load_table": {"stable_p95_ms": checked_target(stable_p95_ms)},
+    }
+    jobs: dict[str, Job] = {name: (name, filters) for name in NODES_QUERIES}
+    jobs |= {name: (name, filters, params.get(name, {})) for name in NODES_INSIGHT}
+    return reader.run_many(jobs)
+
+
+def checked_bands(edges: tuple[int, ...]) -> tuple[int, ...]:
+    """Prompt-band edges as prompt_bands.sql needs them, or an error saying what is wrong."""
+    if not edges or any(isinstance(e, bool) or not isinstance(e, int) or e <= 0 for e in edges):
+        raise InvalidFilter(f"prompt bands must be positive whole numbers of tokens, not {edges!r}")
+    if list(edges) != sorted(set(edges)):
+        raise InvalidFilter(f"prompt band edges must go up, each once: {edges!r}")
+    return tuple(edges)
+
+
+def checked_target(ms: float) -> float:
+    if isinstance(ms, bool) or not isinstance(ms, int | float) or not 0 < ms < float("inf"):
+        raise InvalidFilter(f"the stable p95 latency target must be a positive number of ms, not {ms!r}")
+    return float(ms)
 
 
 # the ETL status page: how the ETL is doing, and how far each source has been copied

@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 
 from queries.filters import Filters
-from queries.runner import StoreReader
+from queries.runner import Job, StoreReader
 
 
 class ScopedReader:
@@ -35,8 +35,10 @@ class ScopedReader:
     def run(self, name: str, filters: Filters | None = None, **params: Any) -> pd.DataFrame:
         return self._reader.run(name, self._scoped(filters), **params)
 
-    def run_many(self, jobs: Mapping[str, tuple[str, Filters]]) -> dict[str, pd.DataFrame]:
-        return self._reader.run_many({key: (name, self._scoped(f)) for key, (name, f) in jobs.items()})
+    def run_many(self, jobs: Mapping[str, Job]) -> dict[str, pd.DataFrame]:
+        return self._reader.run_many(
+            {key: (job[0], self._scoped(job[1]), job[2] if len(job) > 2 else {}) for key, job in jobs.items()}
+        )
 
     def compare(self, name: str, filters: Filters, **params: Any) -> pd.DataFrame:
         return self._reader.compare(name, self._scoped(filters), **params)

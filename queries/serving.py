@@ -14,7 +14,12 @@ it) can be computed once and kept, as partials:
 - `perf`: per node and model, how many requests had each value of each percentile
   measure of queries/metrics.py, in its logarithmic bins (within HIST_ACCURACY);
 - `speed`: the same per local date (in the page's time zone) and node;
-- `levels`: the same per node and level in flight at the request's start (capped at 64);
+- `levels`: the same per node, model and level in flight at the request's start (capped
+  at 64);
+- `load`: per node, model, level at the start and status, the requests and the sum of
+  their latency (the PARTS of queries/metrics.py, so that its measures read them);
+- `level_time`: per node and level in flight (capped alike), the microseconds spent at it;
+- `cache`: per local date, node and model, the requests, prompt and cached tokens;
 - `failures`: failed requests per 15-minute slot, node and error class.
 
 They merge exactly: slots add up into any display bucket (every UTC offset in use is a
@@ -39,6 +44,8 @@ from queries.metrics import METRICS
 
 LEVEL_CAP = 64  # levels in flight above this are counted together
 DICTIONARY = ("node", "model_group", "measure", "error_class", "status")
+# the columns that add up when partials of several spans merge; the others are the keys
+ADDED_VALUES = ("n", "duration_sum", "us", "prompt_sum", "cached_sum")
 
 PARTIAL_SCHEMAS: dict[str, pa.Schema] = {
     "flight": pa.schema(
@@ -65,10 +72,32 @@ PARTIAL_SCHEMAS: dict[str, pa.Schema] = {
     "levels": pa.schema(
         [
             ("node", pa.string()),
+            ("model_group", pa.string()),
             ("in_flight", pa.int32()),
             ("measure", pa.string()),
             ("bin", pa.int32()),
             ("n", pa.int64()),
+        ]
+    ),
+    "load": pa.schema(
+        [
+            ("node", pa.string()),
+            ("model_group", pa.string()),
+            ("in_flight", pa.int32()),
+            ("status", pa.string()),
+            ("n", pa.int64()),
+            ("duration_sum", pa.int64()),
+        ]
+    ),
+    "level_time": pa.schema([("node", pa.string()), ("in_flight", pa.int32()), ("us", pa.int64())]),
+    "cache": pa.schema(
+        [
+            ("local_date", pa.date32()),
+            ("node", pa.string()),
+            ("model_group", pa.string()),
+            ("n", pa.int64()),
+            ("prompt_sum", pa.int64()),
+            ("cached_sum", pa.int64()),
         ]
     ),
     "failures": pa.schema(
@@ -93,8 +122,17 @@ PARTIAL_SQL: dict[str, str] = {
                node, measure, hist_bin(value) AS bin, sum(n) AS n
         FROM serving_speed GROUP BY ALL""",
     "levels": """
-        SELECT node, in_flight, measure, hist_bin(value) AS bin, sum(n) AS n
+        SELECT node, model_group, in_flight, measure, hist_bin(value) AS bin, sum(n) AS n
         FROM serving_levels GROUP BY ALL""",
+    "load": """
+        SELECT node, model_group, in_flight, status, sum(n) AS n, sum(duration_sum) AS duration_sum
+        FROM serving_load GROUP BY ALL""",
+    "level_time": """
+        SELECT node, in_flight, sum(us) AS us FROM serving_level_time WHERE in_flight > 0 GROUP BY ALL""",
+    "cache": """
+        SELECT (bucket_start AT TIME ZONE getvariable('filters').tz::VARCHAR)::DATE AS local_date,
+               node, model_group, sum(n) AS n, sum(prompt_sum) AS prompt_sum, sum(cached_sum) AS cached_sum
+        FROM serving_cache GROUP BY ALL""",
     "failures": "SELECT q15, node, error_class, status, n FROM failure_slots",
 }
 
@@ -149,12 +187,45 @@ FROM scoped r JOIN buckets b ON b.q15 = r.q15 CROSS JOIN {_MEASURE_ROWS}
 WHERE in_raw_span(r.start_time);
 
 CREATE VIEW serving_levels AS
-SELECT NULL::TIMESTAMPTZ AS bucket_start, l.node, NULL::VARCHAR AS model_group, l.in_flight,
+SELECT NULL::TIMESTAMPTZ AS bucket_start, l.node, l.model_group, l.in_flight,
        l.measure, hist_value(l.bin) AS value, l.n
 FROM window_levels l
 UNION ALL
-SELECT NULL, r.node, NULL, least(l.in_flight, {LEVEL_CAP})::INTEGER, m.measure, {_value_of("r")}, 1
-FROM scoped r JOIN flight_segments l ON l.node = r.node AND l.moment = r.start_time CROSS JOIN {_MEASURE_ROWS}
+SELECT NULL, r.node, r.model_group, r.in_flight, m.measure, {_value_of("r")}, 1
+FROM started r CROSS JOIN {_MEASURE_ROWS};
+"""
+
+# The load table's sums (one row per request of the raw spans, as PARTS), the time each
+# node spent at each level in flight, and the prompt cache's tokens per display bucket
+SERVING_SUMS = f"""
+CREATE VIEW serving_load AS
+SELECT l.node, l.model_group, l.in_flight, l.status, l.n, l.duration_sum FROM window_load l
+UNION ALL
+SELECT r.node, r.model_group, r.in_flight, r.status, 1, r.duration_ms FROM started r;
+
+CREATE VIEW serving_level_time AS
+SELECT t.node, t.in_flight, t.us FROM window_level_time t
+UNION ALL
+SELECT s.node, least(s.in_flight, {LEVEL_CAP})::INTEGER, epoch_us(s.until) - epoch_us(s.moment)
+FROM flight_segments s;
+
+CREATE VIEW serving_cache AS
+SELECT d.bucket_start, p.node, p.model_group, p.n, p.prompt_sum, p.cached_sum
+FROM window_cache p
+LEFT JOIN (SELECT bucket::DATE AS local_date, min(bucket_start) AS bucket_start FROM buckets GROUP BY 1) d
+    ON d.local_date = p.local_date
+UNION ALL
+SELECT b.bucket_start, r.node, r.model_group, 1, r.prompt_tokens, r.cached_tokens
+FROM scoped r JOIN buckets b ON b.q15 = r.q15
+WHERE in_raw_span(r.start_time);
+"""
+
+# the requests of the raw spans with how many their node had in flight when they started
+# (themselves included, capped at LEVEL_CAP: above it, levels count together)
+STARTED = f"""
+CREATE VIEW started AS
+SELECT r.*, least(l.in_flight, {LEVEL_CAP})::INTEGER AS in_flight
+FROM scoped r JOIN flight_segments l ON l.node = r.node AND l.moment = r.start_time
 WHERE in_raw_span(r.start_time);
 """
 
@@ -225,13 +296,13 @@ FROM quantiles
 GROUP BY ALL
 """
 
-SERVING_STATEMENTS = (SERVING_VALUES, SERVING_QUANTILES)
+SERVING_STATEMENTS = (STARTED, SERVING_VALUES, SERVING_SUMS, SERVING_QUANTILES)
 PARTIAL_TABLES = {name: f"window_{name}" for name in PARTIAL_SCHEMAS}
 
 
 @dataclass(frozen=True)
 class Partials:
-    """One span's partials, by name (flight, perf, speed, levels, failures)."""
+    """One span's partials, by name (the keys of PARTIAL_SCHEMAS)."""
 
     tables: dict[str, pa.Table]
 
@@ -260,9 +331,9 @@ def _stored(schema: pa.Schema) -> pa.Schema:
     )
 
 
-# counts per bin: the same bin of several days adds up (flight and failures are per slot,
-# and slots of different days never meet)
-_ADDED = ("perf", "speed", "levels")
+# counts per bin and sums: the same key of several days adds up (flight and failures are
+# per slot, and slots of different days never meet)
+_ADDED = ("perf", "speed", "levels", "load", "level_time", "cache")
 
 
 def merged(days: list[Partials]) -> dict[str, pa.Table]:
@@ -275,9 +346,12 @@ def merged(days: list[Partials]) -> dict[str, pa.Table]:
     for name, schema in PARTIAL_SCHEMAS.items():
         table = pa.concat_tables([d.tables[name] for d in days])
         if name in _ADDED and len(days) > 1:
-            keys = [c for c in schema.names if c != "n"]
-            added = table.cast(schema).group_by(keys, use_threads=False).aggregate([("n", "sum")])
-            table = _encoded(pa.table({c: added[c] for c in keys} | {"n": added["n_sum"]}).cast(schema))
+            keys = [c for c in schema.names if c not in ADDED_VALUES]
+            values = [c for c in schema.names if c in ADDED_VALUES]
+            grouped = table.cast(schema).group_by(keys, use_threads=False)
+            added = grouped.aggregate([(c, "sum") for c in values])
+            sums = {c: added[f"{c}_sum"] for c in values}
+            table = _encoded(pa.table({c: added[c] for c in keys} | sums).select(schema.names).cast(schema))
         out[name] = table
     return out
 

@@ -276,6 +276,10 @@ SELECT
 FROM changes
 WINDOW w AS (PARTITION BY lo, node ORDER BY moment ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW);
 
+-- short_tokens(x): a count of tokens as a band's label writes it: 500, 2k, 32k, 1500
+CREATE MACRO short_tokens(x) AS
+    CASE WHEN x >= 1000 AND x % 1000 = 0 THEN (x // 1000)::VARCHAR || 'k' ELSE x::VARCHAR END;
+
 -- flight_slots: per 15-minute slot and node, the most requests in flight at once and
 -- the request-microseconds spent in it (the sum over time of the requests in flight)
 CREATE VIEW flight_slots AS
