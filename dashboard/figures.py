@@ -694,7 +694,9 @@ def _count_ticks(top: Any) -> dict[str, Any]:
 
 def _unit(column: str) -> Unit:
     """A node line's unit, by the column's name (queries name them so)."""
-    return "ms" if column.endswith("_ms") else "tokens_per_s" if "_tps" in column else "count"
+    if column.endswith("_ms"):
+        return "ms"
+    return "tokens_per_s" if "_tps" in column else "ratio" if column.endswith("_rate") else "count"
 
 
 def _hover_value(measure: str, value: Any) -> str:
@@ -743,16 +745,19 @@ def node_lines(
     x: str = "bucket",
     hover: str = "%{y:,.1f}",
     span: Span | None = None,
+    series: str = "node",
 ) -> go.Figure:
-    """One line per GPU node of `column` over `x`; the highlighted user's own values on
-    each node as accent dots. A `_ms` column's hover is written by format.py (11.7 s), not
-    by `hover`. `span`: the page's range, when `x` is the time."""
+    """One line per GPU node (or per value of `series`) of `column` over `x`; the
+    highlighted user's own values on each node as accent dots. A `_ms` or rate column's
+    hover is written by format.py (11.7 s, 61.0 %), not by `hover`. `span`: the page's
+    range, when `x` is the time; an `x` of text (prompt bands) is a category axis in the
+    frame's order."""
     if frame.empty or frame[column].dropna().empty:
         return _empty()
     periodic = _periodic(span) if x == "bucket" else {}
-    colors = node_colors(frame["node"].tolist())
+    colors = node_colors(frame[series].tolist())
     unit = _unit(column)
-    if unit == "ms":  # 11.7 s, as the cards and tables write it; Plotly's d3 formats cannot
+    if unit in ("ms", "ratio"):  # 11.7 s, as the cards and tables write it; d3 formats cannot
         hover = "%{hovertext}"
     traces: list[dict[str, Any]] = [
         {
@@ -764,11 +769,12 @@ def node_lines(
             "line": {"color": colors[str(node)], "width": 2},
             "marker": {"size": 5},
             "opacity": DIMMED + 0.3 if who is not None else 1.0,
-            "hovertext": [fmt.duration_ms(v) for v in rows[column]] if unit == "ms" else None,
+            "hovertext": [fmt.by_unit(v, unit) for v in rows[column]] if unit in ("ms", "ratio") else None,
             "hovertemplate": hover + "<extra>%{fullData.name}</extra>",
+            "connectgaps": False,  # a bucket without the measure is a gap, not a slope
             **periodic,
         }
-        for node, rows in frame.groupby("node", sort=True)
+        for node, rows in frame.groupby(series, sort=True)
     ]
     if who is not None and mine is not None and not mine.empty and not mine[column].dropna().empty:
         traces.append(
@@ -780,23 +786,34 @@ def node_lines(
                 "mode": "markers",
                 "marker": {"color": ACCENT, "size": 10, "symbol": "diamond"},
                 "customdata": [html(node) for node in mine["node"]],
-                "hovertext": [fmt.duration_ms(v) for v in mine[column]] if unit == "ms" else None,
+                "hovertext": [fmt.by_unit(v, unit) for v in mine[column]]
+                if unit in ("ms", "ratio")
+                else None,
                 "hovertemplate": hover + " (%{customdata})<extra>%{fullData.name}</extra>",
                 **periodic,
             }
         )
     shown = [frame] + ([mine] if who is not None and mine is not None and not mine.empty else [])
     tallest = max(part[column].max() for part in shown)
-    layout = {
-        "hovermode": "closest",
-        "yaxis": _value_axis(tallest, unit, axis),
-        "xaxis": (
-            _time_axis(frame[x], span, DATE_LABELS["half"])
-            if x == "bucket"
-            else _value_axis(max(part[x].max() for part in shown), "count", t(f"axis.{x}"))
-        ),
+    if x == "bucket":
+        x_axis = _time_axis(frame[x], span, DATE_LABELS["half"])
+    elif not pd.api.types.is_numeric_dtype(frame[x]):
+        x_axis = categories(list(dict.fromkeys(frame[x]))) | {"title": {"text": t(f"axis.{x}")}}
+    else:
+        x_axis = _value_axis(max(part[x].max() for part in shown), "count", t(f"axis.{x}"))
+    y_axis = _value_axis(tallest, unit, axis) if unit != "ratio" else _rate_axis(axis)
+    return _figure(traces, {"hovermode": "closest", "yaxis": y_axis, "xaxis": x_axis})
+
+
+def _rate_axis(title: str) -> dict[str, Any]:
+    """A 0-100 % axis, its ticks as the cards write a share."""
+    return {
+        "title": {"text": title},
+        "range": [0, 1.04],
+        "tickmode": "array",
+        "tickvals": RATE_TICKS,
+        "ticktext": [fmt.percent(v, digits=0) for v in RATE_TICKS],
     }
-    return _figure(traces, layout)
 
 
 @shared

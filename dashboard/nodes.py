@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from dashboard import figures, panels, tables
+from dashboard import figures, panels, serving, tables
 from dashboard import format as fmt
 from dashboard.strings import plain, t
 from dashboard.untrusted import short
@@ -92,7 +92,7 @@ def render(config: Config, reader: Reader, state: ViewState) -> None:
     if who is not None:
         theirs = replace(filters, users=(who,))
         mine = reader.run_many({name: (name, theirs) for name in pages.NODES_HIGHLIGHTED})
-        st.markdown(t("highlight.active", who=who))
+        panels.highlight_note(who)
     panels.freshness(status, config, state.tz, reader)
 
     with st.container(border=True):
@@ -119,6 +119,7 @@ def render(config: Config, reader: Reader, state: ViewState) -> None:
             x="in_flight",
         )
         st.plotly_chart(figure, key="saturation")
+    serving.load_table(data, pages.STABLE_P95_MS)
     left, right = st.columns(2)
     with left, st.container(border=True):
         st.markdown(f"**{t('nodes.speed')}**")
@@ -143,6 +144,8 @@ def render(config: Config, reader: Reader, state: ViewState) -> None:
             span=span,
         )
         st.plotly_chart(figure, key="ttft")
+    serving.prompt_bands(data)
+    serving.prefix_cache(data, span)
     with st.container(border=True):
         st.markdown(f"**{t('nodes.failures')}**")
         st.plotly_chart(figures.failures_over_time(data["failures_by_bucket"], span), key="failures")

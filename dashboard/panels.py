@@ -405,11 +405,16 @@ def _users_chart(config: Config, page: Page) -> None:
     by = _measure_control(config)
     highlight = page.state.highlight
     if highlight is not None:
-        note, clear = st.columns([3, 2], vertical_alignment="center")
-        note.markdown(t("highlight.active", who=highlight))
-        clear.button(t("highlight.clear"), on_click=_set_highlight, args=(None,), key="clear_highlight")
+        highlight_note(highlight)
     figure = figures.user_bars(page.data["by_user"], by, highlight)
     st.plotly_chart(figure, key="user_chart", on_select=_on_user_click, selection_mode="points")
+
+
+def highlight_note(who: str) -> None:
+    """Whose usage is highlighted, with the button that clears it (every page that shows it)."""
+    note, clear = st.columns([3, 2], vertical_alignment="center")
+    note.markdown(t("highlight.active", who=who))
+    clear.button(t("highlight.clear"), on_click=_set_highlight, args=(None,), key="clear_highlight")
 
 
 def peers_panel(config: Config, reader: Any, page: Page) -> None:
@@ -572,7 +577,7 @@ def _level_bar(level: str, name: str, value: float, text: str) -> None:
 # --- download -----------------------------------------------------------------------------
 
 
-def _csv(frame: pd.DataFrame) -> bytes:
+def csv_bytes(frame: pd.DataFrame) -> bytes:
     """The frame as a spreadsheet opens it safely: a name such as =HYPERLINK(...) stays text.
     Lines end in CRLF (RFC 4180), so that a carriage return inside a name is quoted too."""
     return untrusted.csv_frame(frame).to_csv(index=False, lineterminator="\r\n").encode("utf-8")
@@ -589,7 +594,7 @@ def downloads(page: Page, keys: tuple[tuple[str, str], ...]) -> None:
                 # the button a plain link to a file whose id is its content's hash (the same
                 # across reruns), and every click downloads it. The frames are aggregates: a
                 # few hundred rows at most.
-                _csv(page.data[key]),
+                csv_bytes(page.data[key]),
                 file_name=f"{key}.csv",
                 mime="text/csv",
                 key=f"download_{key}",

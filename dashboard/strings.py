@@ -403,6 +403,55 @@ EN: dict[str, str] = {
     "demo.as_admin": "Enter the demo as the administrator",
     "demo.student_keys": "Simulated students' keys (paste one under Student):",
     "page.etl_status": "ETL status",
+    "col.prompt_tokens": "Prompt tokens",
+    "col.cached_tokens": "Cached tokens",
+    "col.cache_hit_rate": "Cache hit rate",
+    "col.note": "Note",
+    "axis.cache_hit_rate": "Cache hit rate",
+    "col.band": "Prompt length",
+    "axis.band": "Prompt length (tokens)",
+    "col.in_flight": "In flight",
+    "col.latency_avg_ms": "Latency mean",
+    "col.requests_per_s": "Requests/s",
+    "col.stable": "p95 within target",
+    "unit.per_s": "{value}/s",
+    "serving.none": "No requests in this range.",
+    "serving.cache": "Prefix caching per node and model",
+    "serving.cache.help": (
+        "Cached prompt tokens over prompt tokens: how much of each prompt the server found in its "
+        "prefix cache. A model that reports no cached tokens at all cannot be told apart from one "
+        'that does not report them: it reads "not reported", never 0 %. The chart sums each model\'s'
+        " tokens over the nodes that report them; a bucket without prompts is a gap."
+    ),
+    "serving.cache.not_reported": "no cached tokens reported",
+    "serving.cache.not_reported_short": "not reported",
+    "serving.cache.uncached_repeats": "repeated long prompts, no cache hit",
+    "serving.cache.flagged": (
+        "Some models received repeated long prompts (one key, 10 or more requests averaging 1,000+ "
+        "prompt tokens) yet reported no cached token. Either prefix caching is off for them, or "
+        "their cache block is too large for the prompts (as with some hybrid/Mamba architectures), "
+        "or the server does not report cached tokens."
+    ),
+    "serving.bands": "Latency by prompt length",
+    "serving.bands.help": (
+        "Requests grouped by prompt tokens. Time to first token counts streamed requests only. A "
+        "line that climbs steeply to the right is a node or model that slows with long prompts "
+        "(prefill), often the first limit a coding agent's long prompts hit."
+    ),
+    "serving.bands.measure": "Measure",
+    "serving.load": "Load table",
+    "serving.load.help": (
+        "Each level of concurrency: how many requests the node had in flight when a request started"
+        " (itself included). Requests/s: the requests that started at that level per second the "
+        "node spent at it. The stable concurrency is the highest level up to which p95 latency "
+        "stays within {target}."
+    ),
+    "serving.load.all_models": "All models",
+    "serving.load.stable": "Stable up to **{level}** requests in flight (p95 latency within {target}).",
+    "serving.load.none_stable": "p95 latency exceeds {target} from the lowest level on.",
+    "serving.load.ok": "yes",
+    "serving.load.over": "over",
+    "serving.load.download": "Load table (CSV)",
     "status.title": "ETL status",
     "status.no_runs": (
         "The ETL has not run yet. Schedule `python -m etl run` (see the README's cron line or deploy/)."

@@ -362,6 +362,55 @@ KO: dict[str, str] = {
     "demo.as_admin": "관리자로 데모 보기",
     "demo.student_keys": "가상 학생 키 (학생 탭에 붙여 넣으세요):",
     "page.etl_status": "ETL 상태",
+    "col.prompt_tokens": "프롬프트 토큰",
+    "col.cached_tokens": "캐시된 토큰",
+    "col.cache_hit_rate": "캐시 적중률",
+    "col.note": "비고",
+    "axis.cache_hit_rate": "캐시 적중률",
+    "col.band": "프롬프트 길이",
+    "axis.band": "프롬프트 길이 (토큰)",
+    "col.in_flight": "동시 요청",
+    "col.latency_avg_ms": "지연 시간 평균",
+    "col.requests_per_s": "초당 요청",
+    "col.stable": "p95 목표 이내",
+    "unit.per_s": "{value}/초",
+    "serving.none": "이 기간에 요청이 없습니다.",
+    "serving.cache": "노드·모델별 프리픽스 캐싱",
+    "serving.cache.help": (
+        "프롬프트 토큰 중 캐시된 토큰의 비율: 서버가 프리픽스 캐시에서 찾은 프롬프트의"
+        " 몫입니다. 캐시된 토큰을 전혀 보고하지 않는 모델은 보고하지 않는 모델과 "
+        '구별할 수 없으므로 0 %가 아니라 "보고 없음"으로 표시합니다. 차트는 '
+        "보고하는 노드의 토큰을 모델별로 합칩니다. 프롬프트가 없는 구간은 비워 둡니다."
+    ),
+    "serving.cache.not_reported": "캐시된 토큰 보고 없음",
+    "serving.cache.not_reported_short": "보고 없음",
+    "serving.cache.uncached_repeats": "반복되는 긴 프롬프트, 캐시 적중 없음",
+    "serving.cache.flagged": (
+        "일부 모델은 반복되는 긴 프롬프트(한 키가 평균 1,000 토큰 이상으로 10회"
+        " 이상 요청)를 받았지만 캐시된 토큰을 보고하지 않았습니다. 프리픽스 캐싱이 "
+        "꺼져 있거나, 캐시 블록이 프롬프트에 비해 너무 크거나(일부 "
+        "하이브리드/Mamba 구조), 서버가 캐시된 토큰을 보고하지 않는 경우입니다."
+    ),
+    "serving.bands": "프롬프트 길이별 지연 시간",
+    "serving.bands.help": (
+        "프롬프트 토큰 수로 요청을 묶었습니다. 첫 토큰까지 시간은 스트리밍 요청만 "
+        "셉니다. 오른쪽으로 가파르게 오르는 선은 긴 프롬프트(프리필)에서 느려지는 "
+        "노드나 모델입니다."
+    ),
+    "serving.bands.measure": "지표",
+    "serving.load": "부하 표",
+    "serving.load.help": (
+        "동시 요청 수준: 요청이 시작될 때 노드에서 처리 중이던 요청 수(자신 "
+        "포함)입니다. 초당 요청: 그 수준에서 시작된 요청 수를 노드가 그 수준에 머문"
+        " 시간(초)으로 나눈 값입니다. 안정 동시성은 p95 지연 시간이 "
+        "{target} 이내로 유지되는 가장 높은 수준입니다."
+    ),
+    "serving.load.all_models": "모든 모델",
+    "serving.load.stable": "동시 요청 **{level}**개까지 안정적입니다 (p95 지연 시간 {target} 이내).",
+    "serving.load.none_stable": "가장 낮은 수준부터 p95 지연 시간이 {target}을 넘습니다.",
+    "serving.load.ok": "예",
+    "serving.load.over": "초과",
+    "serving.load.download": "부하 표 (CSV)",
     "status.title": "ETL 상태",
     "status.no_runs": (
         "ETL이 아직 실행되지 않았습니다. `python -m etl run`을 예약하세요 "

@@ -110,7 +110,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def expected(store: Path) -> dict[str, bytes]:
     """Each file as the dashboard makes it for the view, byte for byte."""
     data = overview(StoreReader(store), known_store.KST_NOV_21)
-    return {key: panels._csv(data[key]) for key in HEADERS}
+    return {key: panels.csv_bytes(data[key]) for key in HEADERS}
 
 
 @pytest.fixture(scope="module")

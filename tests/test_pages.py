@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -57,13 +58,24 @@ def test_the_nodes_page_shows_every_panel(node_store: Path, monkeypatch: pytest.
         "Output speed over time",
         "Time to first token over time",
         "Failures by error class",
+        "Load table",
+        "Latency by prompt length",
+        "Prefix caching per node and model",
     ):
         assert f"**{title}**" in titles
     nodes = at.dataframe[0].value
     assert list(nodes["node"]) == ["l40-a", "blackwell"]
     assert list(nodes["speed_too_short"]) == [1, 1]
     charts = {c.proto.id.rsplit("-", 1)[-1]: plotly_json.figure(c.proto.spec) for c in at.get("plotly_chart")}
-    assert set(charts) == {"concurrency", "saturation", "speed", "ttft", "failures"}
+    assert set(charts) == {
+        "concurrency",
+        "saturation",
+        "speed",
+        "ttft",
+        "failures",
+        "prompt_bands",
+        "prefix_cache",
+    }
     peaks = {t["name"]: max(t["y"]) for t in charts["concurrency"]["data"]}
     assert peaks == {"l40-a": 2, "blackwell": 1}
     # every time chart covers the page's whole range, whenever its first value falls
@@ -72,6 +84,34 @@ def test_the_nodes_page_shows_every_panel(node_store: Path, monkeypatch: pytest.
     assert {"concurrency", "speed", "ttft"} <= set(drawn)
     ranges = {tuple(charts[key]["layout"]["xaxis"]["range"]) for key in drawn}
     assert ranges == {("2026-11-20 00:00:00", "2026-11-21 00:00:00")}
+
+
+def frame_with(at: AppTest, column: str) -> pd.DataFrame:
+    """The page's table that has `column` (its data under the Styler's display text)."""
+    shown = [getattr(d.value, "data", d.value) for d in at.dataframe]
+    return next(frame for frame in shown if column in frame)
+
+
+def test_the_nodes_page_shows_serving_insight(node_store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Prefix caching, prompt bands and the load table as a person reads them: a model
+    that never reports cached tokens is "not reported", not 0 %; the stable concurrency
+    is named, per node as chosen."""
+    at = open_page(
+        node_store, monkeypatch, "Nodes", range="custom", **{"from": "2026-11-20", "to": "2026-11-20"}
+    )
+    cache = frame_with(at, "cache_hit_rate")
+    assert cache["cache_hit_rate"].isna().all()
+    assert set(cache["note"]) == {"no cached tokens reported"}
+    bands = frame_with(at, "band")
+    assert list(bands["band"]) == ["<500", "500-2k", "2k-8k"]
+    assert list(bands["requests"]) == [1, 2, 3]
+    markdown = [m.value for m in at.markdown]
+    assert "Stable up to **1** requests in flight (p95 latency within 3.0 s)." in markdown
+    at.selectbox(key="load_node").select("l40-a").run()
+    assert "p95 latency exceeds 3.0 s from the lowest level on." in [m.value for m in at.markdown]
+    load = frame_with(at, "in_flight")
+    assert list(load["in_flight"]) == [1, 2] and list(load["requests"]) == [2, 3]
+    assert list(load["stable"]) == ["over", "over"]
 
 
 def test_the_nodes_page_marks_a_highlighted_user(node_store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -87,6 +127,9 @@ def test_the_nodes_page_marks_a_highlighted_user(node_store: Path, monkeypatch: 
     assert list(nodes["mine"]) == [5, 1]  # the whole day, r4 included: all tomas.weber's
     charts = {c.proto.id.rsplit("-", 1)[-1]: json.dumps(c.proto.spec) for c in at.get("plotly_chart")}
     assert figures.ACCENT in charts["speed"] and figures.ACCENT in charts["saturation"]
+    # the page clears it as the overview does
+    at.button(key="clear_highlight").click().run()
+    assert "highlight" not in at.query_params and "mine" not in at.dataframe[0].value
 
 
 def test_the_budgets_page_lists_the_keys_closest_to_their_budget_first(

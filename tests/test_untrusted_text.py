@@ -230,7 +230,7 @@ def test_a_downloaded_csv_holds_no_formula_and_numbers_stay_numbers() -> None:
             "requests": [-1, 2, 3, 4, 5, 6, 7],
         }
     )
-    text = panels._csv(frame).decode("utf-8")
+    text = panels.csv_bytes(frame).decode("utf-8")
     read = pd.read_csv(io.StringIO(text), keep_default_na=False)
     assert read["user"].tolist() == [
         '\'=HYPERLINK("https://evil.example")',
@@ -249,7 +249,7 @@ def test_a_downloaded_csv_holds_no_formula_and_numbers_stay_numbers() -> None:
 def test_a_name_that_reads_as_a_formula_is_downloaded_as_text(store: Path) -> None:
     by_user = StoreReader(store).run("by_user", DAY_FILTERS)
     assert KEY_ALIAS in by_user["user"].tolist()
-    read = pd.read_csv(io.StringIO(panels._csv(by_user).decode("utf-8")), keep_default_na=False)
+    read = pd.read_csv(io.StringIO(panels.csv_bytes(by_user).decode("utf-8")), keep_default_na=False)
     assert "'" + KEY_ALIAS in read["user"].tolist()
     assert pd.api.types.is_numeric_dtype(read["spend_usd"])
 

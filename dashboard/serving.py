@@ -1,0 +1,181 @@
+"""The Nodes page's serving insight from real traffic (issue 18): whether prefix caching
+works per model and node, how latency grows with prompt length, the load table of each
+node (latency per level of concurrency, Locust-style) and how the proxy spreads load over
+the main node and its backups. Layout only: the figures come from queries/pages.py
+`nodes`, their charts from figures.py."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from dashboard import figures, panels, tables
+from dashboard import format as fmt
+from dashboard.figures import Span
+from dashboard.strings import t
+
+BAND_MEASURES = ("ttft_p50_ms", "ttft_p95_ms", "latency_p50_ms", "latency_p95_ms")
+
+
+def prefix_cache(data: dict[str, pd.DataFrame], span: Span | None) -> None:
+    """The hit rate per node and model, flagged where repeated prompts got no cached
+    token, and per model over time."""
+    with st.container(border=True):
+        st.markdown(f"**{t('serving.cache')}**", help=t("serving.cache.help"))
+        pairs = data["prefix_cache"]
+        if pairs.empty:
+            st.caption(t("serving.none"))
+            return
+        table = pairs.assign(
+            cache_hit_rate=pairs["cache_hit_rate"].astype("float64"),
+            note=[
+                t("serving.cache.uncached_repeats")
+                if repeats
+                else (t("serving.cache.not_reported") if not reported else "")
+                for repeats, reported in zip(pairs["uncached_repeats"], pairs["cache_reported"], strict=True)
+            ],
+        )
+        columns = {
+            "node": st.column_config.TextColumn(t("col.node")),
+            "model": st.column_config.TextColumn(t("col.model")),
+            "requests": st.column_config.NumberColumn(t("col.requests")),
+            "prompt_tokens": st.column_config.NumberColumn(t("col.prompt_tokens")),
+            "cached_tokens": st.column_config.NumberColumn(t("col.cached_tokens")),
+            "cache_hit_rate": st.column_config.NumberColumn(t("col.cache_hit_rate")),
+            "note": st.column_config.TextColumn(t("col.note"), width="large"),
+        }
+        formats: dict[str, tables.Formatter] = {
+            "requests": fmt.count,
+            "prompt_tokens": fmt.count,
+            "cached_tokens": fmt.count,
+            "cache_hit_rate": _hit_rate,
+        }
+        tables.show(tables.styled(table[list(columns)], formats), columns)
+        if pairs["uncached_repeats"].any():
+            st.warning(t("serving.cache.flagged"))
+        by_model = _rate_by_model(data["prefix_cache_by_bucket"])
+        figure = figures.node_lines(
+            by_model, "cache_hit_rate", t("axis.cache_hit_rate"), span=span, series="model"
+        )
+        st.plotly_chart(figure, key="prefix_cache")
+
+
+def _hit_rate(value: Any) -> str:
+    return fmt.percent(value) if not fmt.missing(value) else t("serving.cache.not_reported_short")
+
+
+def _rate_by_model(buckets: pd.DataFrame) -> pd.DataFrame:
+    """Each model's hit rate per bucket over the nodes that report cached tokens (a node
+    that reports none would pull the rate to 0 without saying anything about caching);
+    a bucket without prompt tokens is a gap."""
+    reported = buckets[
+        buckets["cache_hit_rate"].notna()
+        | buckets.groupby(["node", "model"])["cached_tokens"].transform("sum").gt(0)
+    ]
+    if reported.empty:
+        return pd.DataFrame(columns=["bucket", "model", "cache_hit_rate"])
+    sums = reported.groupby(["bucket", "model"], as_index=False)[["prompt_tokens", "cached_tokens"]].sum()
+    prompt = sums["prompt_tokens"].where(sums["prompt_tokens"] > 0)
+    return sums.assign(cache_hit_rate=sums["cached_tokens"] / prompt)
+
+
+def prompt_bands(data: dict[str, pd.DataFrame]) -> None:
+    """Time to first token and latency per band of prompt length, a line per node and
+    model: the long-prompt cliff."""
+    with st.container(border=True):
+        st.markdown(f"**{t('serving.bands')}**", help=t("serving.bands.help"))
+        bands = data["prompt_bands"]
+        if bands.empty:
+            st.caption(t("serving.none"))
+            return
+        measure = st.radio(
+            t("serving.bands.measure"),
+            BAND_MEASURES,
+            format_func=lambda column: t(f"col.{column}"),
+            horizontal=True,
+            key="band_measure",
+            label_visibility="collapsed",
+        )
+        lines = bands.assign(pair=bands["node"].astype(str) + " · " + bands["model"].astype(str))
+        figure = figures.node_lines(lines, measure, t(f"col.{measure}"), x="band", series="pair")
+        st.plotly_chart(figure, key="prompt_bands")
+        columns = {
+            "band": st.column_config.TextColumn(t("col.band")),
+            "node": st.column_config.TextColumn(t("col.node")),
+            "model": st.column_config.TextColumn(t("col.model")),
+            "requests": st.column_config.NumberColumn(t("col.requests")),
+            **{c: st.column_config.NumberColumn(t(f"col.{c}")) for c in BAND_MEASURES},
+            "output_tps_p50": st.column_config.NumberColumn(t("col.output_tps_p50")),
+        }
+        formats: dict[str, tables.Formatter] = dict.fromkeys(BAND_MEASURES, fmt.duration_ms)
+        formats |= {"requests": fmt.count, "output_tps_p50": fmt.rate}
+        tables.show(tables.styled(bands[list(columns)], formats), columns)
+
+
+LOAD_COLUMNS = (
+    "in_flight",
+    "requests",
+    "latency_avg_ms",
+    "latency_p50_ms",
+    "latency_p95_ms",
+    "failure_rate",
+    "requests_per_s",
+    "stable",
+)
+
+
+def load_table(data: dict[str, pd.DataFrame], target_ms: float) -> None:
+    """Per node (and model), each level of concurrency with its latency, failures and
+    throughput, the levels up to the stable concurrency marked; all of it as CSV."""
+    with st.container(border=True):
+        st.markdown(
+            f"**{t('serving.load')}**", help=t("serving.load.help", target=fmt.duration_ms(target_ms))
+        )
+        load = data["load_table"]
+        if load.empty:
+            st.caption(t("serving.none"))
+            return
+        nodes = list(dict.fromkeys(load["node"]))
+        left, right = st.columns(2)
+        node = left.selectbox(t("col.node"), nodes, key="load_node")
+        here = load[load["node"] == node]
+        models = [m for m in dict.fromkeys(here["model"]) if not fmt.missing(m)]
+        everything = t("serving.load.all_models")
+        model = right.selectbox(t("col.model"), [everything, *models], key="load_model")
+        rows = here[here["model"].isna()] if model == everything else here[here["model"] == model]
+        stable = rows["stable_level"].dropna()
+        if stable.empty:
+            st.markdown(t("serving.load.none_stable", target=fmt.duration_ms(target_ms)))
+        else:
+            st.markdown(
+                t("serving.load.stable", level=int(stable.iloc[0]), target=fmt.duration_ms(target_ms))
+            )
+        shown = rows.assign(
+            stable=rows["stable"].map(lambda ok: t("serving.load.ok" if ok else "serving.load.over"))
+        )
+        columns = {c: st.column_config.NumberColumn(t(f"col.{c}")) for c in LOAD_COLUMNS}
+        columns["stable"] = st.column_config.TextColumn(t("col.stable"))
+        formats: dict[str, tables.Formatter] = {
+            "in_flight": fmt.count,
+            "requests": fmt.count,
+            "latency_avg_ms": fmt.duration_ms,
+            "latency_p50_ms": fmt.duration_ms,
+            "latency_p95_ms": fmt.duration_ms,
+            "failure_rate": fmt.percent,
+            "requests_per_s": _per_second,
+        }
+        tables.show(tables.styled(shown[list(columns)], formats), columns)
+        st.download_button(
+            t("serving.load.download"),
+            panels.csv_bytes(load),
+            file_name="load_table.csv",
+            mime="text/csv",
+            key="download_load_table",
+            on_click="ignore",
+        )
+
+
+def _per_second(value: Any) -> str:
+    return fmt.MISSING if fmt.missing(value) else t("unit.per_s", value=f"{float(value):,.2f}")
