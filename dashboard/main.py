@@ -88,7 +88,9 @@ def main() -> None:
                 "page.my_usage",
                 "my-usage",
                 default=True,
-            )
+            ),
+            # how the nodes served the student's own requests (the reader is scoped to their keys)
+            _page(lambda: nodes.render(config, scoped, views["view"]), "page.nodes", "nodes"),
         ]
     page = st.navigation(pages)
     views["view"] = panels.filters_sidebar(

@@ -18,14 +18,23 @@ from tests import known_store, plotly_json, test_node_queries
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 
 
-def open_page(store: Path, monkeypatch: pytest.MonkeyPatch, page: str, **params: str) -> AppTest:
-    """`page` (its name, or its URL path in any language) of the app as an administrator.
+ADMIN = Identity(role="admin", name="admin")
+
+
+def open_page(
+    store: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    page: str,
+    identity: Identity = ADMIN,
+    **params: str,
+) -> AppTest:
+    """`page` (its name, or its URL path in any language) of the app as `identity`.
     AppTest switches only to pages defined by files, and ours are functions: the page is
     chosen by its hash, as Streamlit does."""
     monkeypatch.setenv("USAGE_STORE", str(store))
     monkeypatch.setenv("USAGE_TIMEZONE", "UTC")
     at = AppTest.from_file(APP, default_timeout=60)
-    at.session_state["identity"] = Identity(role="admin", name="admin")
+    at.session_state["identity"] = identity
     for key, value in params.items():
         at.query_params[key] = value
     at.run()
@@ -112,6 +121,28 @@ def test_the_nodes_page_shows_serving_insight(node_store: Path, monkeypatch: pyt
     load = frame_with(at, "in_flight")
     assert list(load["in_flight"]) == [1, 2] and list(load["requests"]) == [2, 3]
     assert list(load["stable"]) == ["over", "over"]
+
+
+def test_a_student_sees_how_the_nodes_served_their_own_requests_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice's two requests on the Blackwell (1,200 of 3,000 prompt tokens cached); bob's
+    on the L40 and his failure are not hers, and none of it reaches her page."""
+    store = known_store.build(tmp_path / "store")
+    key = known_store.key_of("alice")
+    alice = Identity(role="student", name="alice", keys=(key,), key=key)
+    at = open_page(
+        store, monkeypatch, "Nodes", alice, range="custom", **{"from": "2026-11-19", "to": "2026-11-21"}
+    )
+    assert "p95 latency exceeds 3.0 s from the lowest level on." in [m.value for m in at.markdown]
+    nodes = frame_with(at, "requests_share")
+    assert list(nodes["node"]) == ["blackwell"] and list(nodes["requests"]) == [2]
+    cache = frame_with(at, "cache_hit_rate")
+    assert list(cache["requests"]) == [2] and cache["cache_hit_rate"].tolist() == [pytest.approx(0.4)]
+    load = frame_with(at, "in_flight")  # one after the other: both at level 1
+    assert list(load["in_flight"]) == [1] and list(load["requests"]) == [2]
+    assert at.selectbox(key="load_node").options == ["blackwell"]
+    assert frame_with(at, "band")["requests"].sum() == 2
 
 
 def test_the_nodes_page_marks_a_highlighted_user(node_store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
