@@ -25,6 +25,7 @@ def open_page(
     store: Path,
     monkeypatch: pytest.MonkeyPatch,
     page: str,
+    *,
     identity: Identity = ADMIN,
     **params: str,
 ) -> AppTest:
@@ -132,7 +133,12 @@ def test_a_student_sees_how_the_nodes_served_their_own_requests_only(
     key = known_store.key_of("alice")
     alice = Identity(role="student", name="alice", keys=(key,), key=key)
     at = open_page(
-        store, monkeypatch, "Nodes", alice, range="custom", **{"from": "2026-11-19", "to": "2026-11-21"}
+        store,
+        monkeypatch,
+        "Nodes",
+        identity=alice,
+        range="custom",
+        **{"from": "2026-11-19", "to": "2026-11-21"},
     )
     assert "p95 latency exceeds 3.0 s from the lowest level on." in [m.value for m in at.markdown]
     nodes = frame_with(at, "requests_share")
