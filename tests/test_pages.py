@@ -21,13 +21,13 @@ APP = str(Path(__file__).resolve().parent.parent / "app.py")
 ADMIN = Identity(role="admin", name="admin")
 
 
-def open_page(
-    store: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    page: str,
-    *,
-    identity: Identity = ADMIN,
-    **params: str,
+def open_page(store: Path, monkeypatch: pytest.MonkeyPatch, page: str, **params: str) -> AppTest:
+    """`page` (its name, or its URL path in any language) of the app as an administrator."""
+    return open_page_as(ADMIN, store, monkeypatch, page, **params)
+
+
+def open_page_as(
+    identity: Identity, store: Path, monkeypatch: pytest.MonkeyPatch, page: str, **params: str
 ) -> AppTest:
     """`page` (its name, or its URL path in any language) of the app as `identity`.
     AppTest switches only to pages defined by files, and ours are functions: the page is
@@ -132,11 +132,11 @@ def test_a_student_sees_how_the_nodes_served_their_own_requests_only(
     store = known_store.build(tmp_path / "store")
     key = known_store.key_of("alice")
     alice = Identity(role="student", name="alice", keys=(key,), key=key)
-    at = open_page(
+    at = open_page_as(
+        alice,
         store,
         monkeypatch,
         "Nodes",
-        identity=alice,
         range="custom",
         **{"from": "2026-11-19", "to": "2026-11-21"},
     )
