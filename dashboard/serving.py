@@ -50,20 +50,24 @@ def prefix_cache(data: dict[str, pd.DataFrame], span: Span | None) -> None:
             "requests": fmt.count,
             "prompt_tokens": fmt.count,
             "cached_tokens": fmt.count,
-            "cache_hit_rate": _hit_rate,
+            "cache_hit_rate": fmt.percent,
         }
-        tables.show(tables.styled(table[list(columns)], formats), columns)
+        shown = tables.styled(table[list(columns)], formats).format(
+            _rate,
+            subset=["cache_hit_rate"],
+            na_rep=t("serving.cache.not_reported_short"),
+        )
+        tables.show(shown, columns)
         if pairs["uncached_repeats"].any():
             st.warning(t("serving.cache.flagged"))
+        unreported = sorted({str(m) for m in pairs.loc[~pairs["cache_reported"], "model"]})
+        if unreported:
+            st.caption(t("serving.cache.left_out", models=", ".join(unreported)))
         by_model = _rate_by_model(data["prefix_cache_by_bucket"])
         figure = figures.node_lines(
             by_model, "cache_hit_rate", t("axis.cache_hit_rate"), span=span, series="model"
         )
         st.plotly_chart(figure, key="prefix_cache")
-
-
-def _hit_rate(value: Any) -> str:
-    return fmt.percent(value) if not fmt.missing(value) else t("serving.cache.not_reported_short")
 
 
 def _rate_by_model(buckets: pd.DataFrame) -> pd.DataFrame:
@@ -175,6 +179,10 @@ def load_table(data: dict[str, pd.DataFrame], target_ms: float) -> None:
             key="download_load_table",
             on_click="ignore",
         )
+
+
+def _rate(value: Any) -> str:
+    return fmt.percent(value)
 
 
 def _per_second(value: Any) -> str:

@@ -423,6 +423,7 @@ EN: dict[str, str] = {
         'that does not report them: it reads "not reported", never 0 %. The chart sums each model\'s'
         " tokens over the nodes that report them; a bucket without prompts is a gap."
     ),
+    "serving.cache.left_out": "Not in the chart, reporting no cached tokens: {models}",
     "serving.cache.not_reported": "no cached tokens reported",
     "serving.cache.not_reported_short": "not reported",
     "serving.cache.uncached_repeats": "repeated long prompts, no cache hit",

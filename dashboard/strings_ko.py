@@ -382,6 +382,7 @@ KO: dict[str, str] = {
         '구별할 수 없으므로 0 %가 아니라 "보고 없음"으로 표시합니다. 차트는 '
         "보고하는 노드의 토큰을 모델별로 합칩니다. 프롬프트가 없는 구간은 비워 둡니다."
     ),
+    "serving.cache.left_out": "캐시된 토큰을 보고하지 않아 차트에서 뺀 모델: {models}",
     "serving.cache.not_reported": "캐시된 토큰 보고 없음",
     "serving.cache.not_reported_short": "보고 없음",
     "serving.cache.uncached_repeats": "반복되는 긴 프롬프트, 캐시 적중 없음",
