@@ -289,7 +289,7 @@ def test_a_missing_price_book_is_an_error_not_an_absent_feature(tmp_path: Path) 
 
 def test_the_example_prices_the_demos_models_and_the_demo_shows_it(tmp_path: Path) -> None:
     example = load_price_book(REPO / "deploy" / "prices.example.toml")
-    assert {p.model for p in example} == {node.model_group for node in simulate.NODES}
+    assert {p.model for p in example} == {d.model_group for d in simulate.DEPLOYMENTS}
     assert any(p.valid_from or p.valid_until for p in example)  # a price change, as documented
     demo_store = tmp_path / "demo"
     demo_store.mkdir()

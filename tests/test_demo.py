@@ -60,7 +60,7 @@ def test_the_simulated_lab_is_plausible(week: list[dict[str, Any]]) -> None:
     assert noise["master_key"] > 0
     users = collections.Counter(r["user"] for r in requests)
     assert len(users) == 13 and users.most_common(1)[0][0] == "minji.park"
-    assert {r["api_base"] for r in requests if r["api_base"]} == {n.api_base for n in simulate.NODES}
+    assert {r["api_base"] for r in requests if r["api_base"]} == {d.api_base for d in simulate.DEPLOYMENTS}
     clients = {r["metadata"]["user_agent"].split("/")[0] for r in requests if r["metadata"]["user_agent"]}
     assert len(clients) >= 6
     failures = sum(r["status"] == "failure" for r in requests) / len(requests)
@@ -79,7 +79,134 @@ def test_the_simulated_lab_is_plausible(week: list[dict[str, Any]]) -> None:
         seconds = (r["endTime"] - r["completionStartTime"]).total_seconds()
         speed[r["api_base"]].append(r["completion_tokens"] / seconds)
     medians = {base: statistics.median(v) for base, v in speed.items()}
-    assert medians[simulate.NODES[0].api_base] > 2 * medians[simulate.NODES[1].api_base]
+    assert medians[simulate.GPT_OSS.api_base] > 2 * medians[simulate.L40_A.api_base]
+
+
+def served(store: Path) -> list[dict[str, Any]]:
+    columns = ["start_time", "node", "model_group", "status", "prompt_tokens", "cached_tokens", "duration_ms"]
+    rows: list[dict[str, Any]] = storeview.requests(store).select(columns).to_pylist()
+    return rows
+
+
+def test_one_model_on_the_main_node_never_hits_the_prefix_cache_the_other_nearly_always(
+    demo_store: Path,
+) -> None:
+    """Issue 18's prefix-cache hit rate per model and node: the hybrid (Mamba) model gets
+    the same long agent prompts as gpt-oss on the same node, and reports no cached token."""
+    ok = [r for r in served(demo_store) if r["status"] == "success"]
+    groups = {r["model_group"] for r in ok}
+    no_cache, cached = simulate.NEMOTRON.model_group, simulate.GPT_OSS.model_group
+    assert {no_cache, cached} <= groups and no_cache != cached
+    hybrid = [r for r in ok if r["model_group"] == no_cache]
+    assert (
+        {r["node"] for r in hybrid}
+        == {r["node"] for r in ok if r["model_group"] == cached}
+        == {"blackwell-vllm"}
+    )
+    assert sum(r["prompt_tokens"] > 2000 for r in hybrid) >= 500 and all(
+        r["cached_tokens"] == 0 for r in hybrid
+    )
+    gpt = [r for r in ok if r["model_group"] == cached]
+    assert 0.88 < sum(r["cached_tokens"] for r in gpt) / sum(r["prompt_tokens"] for r in gpt) < 0.97
+
+
+BANDS = (0, 500, 2000, 8000, 32000)  # issue 18's prompt-length bands, by their lower bound
+
+
+def test_one_backup_slows_sharply_with_long_prompts_the_main_node_gently(demo_store: Path) -> None:
+    durations: dict[tuple[str, int], list[int]] = collections.defaultdict(list)
+    for r in served(demo_store):
+        if r["status"] == "success":
+            band = max(b for b in BANDS if r["prompt_tokens"] >= b)
+            durations[r["node"], band].append(r["duration_ms"])
+    for node in simulate.NODES:  # enough requests in every band for a median and a p95
+        assert all(len(durations[node, band]) >= 100 for band in BANDS), node
+
+    def growth(node: str) -> float:
+        long = durations[node, 8000] + durations[node, 32000]
+        return statistics.median(long) / statistics.median(durations[node, 0])
+
+    assert growth(simulate.L40_B.node) > 4
+    assert growth(simulate.GPT_OSS.node) < 2
+    assert growth(simulate.L40_B.node) > 2 * growth(simulate.L40_A.node)
+
+
+def test_the_backups_take_over_while_the_main_node_is_down(
+    week: list[dict[str, Any]], demo_store: Path
+) -> None:
+    down, up = simulate.outage(NOW)
+    assert NOW - dt.timedelta(days=7) < down < up < NOW - dt.timedelta(hours=12)  # in the default ranges
+    assert dt.timedelta(hours=2) <= up - down <= dt.timedelta(hours=6)
+    inside = [r for r in served(demo_store) if down <= r["start_time"] < up]
+    main = [r for r in inside if r["node"] == simulate.GPT_OSS.node]
+    assert main and all(r["status"] == "failure" for r in main)
+    backups = [r for r in inside if r["node"] in simulate.NODES[1:] and r["status"] == "success"]
+    assert len(backups) > 3 * len(main)
+    before = [r for r in served(demo_store) if down - (up - down) <= r["start_time"] < down]
+    assert (
+        sum(r["node"] == simulate.GPT_OSS.node for r in before) > len(before) / 2
+    )  # the main node, as usual
+
+    # the rows as LiteLLM writes them: the connection error, and the fallbacks in metadata
+    naive = (down.replace(tzinfo=None), up.replace(tzinfo=None))
+    window = [r for r in week if naive[0] <= r["startTime"] < naive[1] and not is_noise(r)]
+    errors = [
+        r["metadata"]["error_information"] for r in window if r["api_base"] == simulate.GPT_OSS.api_base
+    ]
+    assert {(e["error_class"], e["error_code"], e["llm_provider"]) for e in errors} >= {
+        ("APIConnectionError", "500", "hosted_vllm")
+    }
+    fell_back = [
+        r for r in window if r["metadata"].get("attempted_fallbacks", 0) >= 1 and r["status"] == "success"
+    ]
+    assert len(fell_back) >= 50
+    for r in fell_back:
+        assert r["model_group"] == simulate.L40_A.model_group and r["api_base"] != simulate.GPT_OSS.api_base
+        assert r["metadata"]["original_model_group"] == simulate.GPT_OSS.model_group
+    outside = [r for r in week if not naive[0] <= r["startTime"] < naive[1]]
+    assert not any(r["metadata"].get("attempted_fallbacks") for r in outside)
+
+
+def test_routed_rows_carry_the_routers_notes_as_litellm_writes_them(week: list[dict[str, Any]]) -> None:
+    ok = [r for r in week if not is_noise(r) and r["status"] == "success"]
+    for r in ok:
+        meta = r["metadata"]
+        assert type(meta["attempted_fallbacks"]) is int and type(meta["attempted_retries"]) is int
+        assert meta["max_retries"] == simulate.MAX_RETRIES and meta["original_model_group"]
+    plain = [
+        r["metadata"]["litellm_overhead_time_ms"] for r in ok if r["completionStartTime"] == r["endTime"]
+    ]
+    plain = [ms for ms in plain if ms is not None]
+    assert len(plain) > 1000 and all(isinstance(ms, float) for ms in plain)
+    assert 1 < statistics.median(plain) < 15  # a few ms of LiteLLM's own
+    retried = [r for r in ok if r["metadata"]["attempted_retries"] >= 1]
+    assert 10 < len(retried) < len(ok) / 20
+
+
+def test_load_drives_latency_past_three_seconds_on_a_node(demo_store: Path) -> None:
+    """Issue 18's load table: latency per level of concurrency on a node, so that a
+    stable concurrency can be read off. Short prompts only, so that what changes between
+    levels is the load."""
+    first_token: dict[tuple[str, int], list[float]] = collections.defaultdict(list)
+    requests = storeview.requests(demo_store).to_pylist()
+    for node in simulate.NODES:
+        rows = sorted((r for r in requests if r["node"] == node), key=lambda r: r["start_time"])
+        ends: list[dt.datetime] = []
+        for r in rows:
+            ends = [end for end in ends if end > r["start_time"]]
+            ends.append(r["end_time"])
+            streamed = r["completion_start_time"] < r["end_time"]
+            if r["status"] == "success" and streamed and r["prompt_tokens"] < 2000:
+                ms = (r["completion_start_time"] - r["start_time"]).total_seconds() * 1000
+                first_token[node, min(len(ends), 6)].append(ms)
+
+    def p95(node: str, level: int) -> float:
+        return statistics.quantiles(first_token[node, level], n=20)[18]
+
+    assert all(p95(node, 1) < 3000 for node in simulate.NODES)  # the demo does not look broken
+    busy = [node for node in simulate.NODES if len(first_token[node, 6]) >= 20]
+    assert any(p95(node, 6) > 3000 for node in busy)
+    assert p95(simulate.GPT_OSS.node, 1) < 1000
 
 
 def test_the_same_seed_gives_the_same_lab() -> None:
@@ -95,7 +222,7 @@ def test_the_etl_drops_the_noise_and_keeps_every_request(week: list[dict[str, An
     assert summary.dropped["master_key"] == noise["master_key"]
     stored = storeview.requests(tmp_path / "s")
     assert stored.num_rows == noise[None]
-    assert set(stored["node"].to_pylist()) == {n.name for n in simulate.NODES} | {"unknown"}
+    assert set(stored["node"].to_pylist()) == set(simulate.NODES) | {"unknown"}
     assert "default_user_id" not in stored["user"].to_pylist()
 
 
