@@ -3,8 +3,8 @@
 Two sources produce that shape: PostgreSQL (`read_spend_logs`, JSON fields picked out in
 SQL, streamed through a server-side cursor) and Python dicts shaped like LiteLLM's rows
 (`table_from_rows`, for tests and the demo). The JSON paths are declared once, in
-`METADATA_TEXT`, and both sources follow them. Prompts and responses (`messages`,
-`response`, `proxy_server_request`) are never selected.
+`METADATA_TEXT` (and `METADATA_WORDS`, `METADATA_NUMBERS`), and both sources follow them.
+Prompts and responses (`messages`, `response`, `proxy_server_request`) are never selected.
 """
 
 from __future__ import annotations
@@ -48,6 +48,17 @@ METADATA_TEXT: dict[str, tuple[str, ...]] = {
     "md_cache_creation_auv": ("additional_usage_values", "cache_creation_input_tokens"),
     "md_reasoning_uo": ("usage_object", "completion_tokens_details", "reasoning_tokens"),
     "md_reasoning_auv": ("additional_usage_values", "completion_tokens_details", "reasoning_tokens"),
+    # the model group the client asked for, before any fallback (LiteLLM >= 1.100)
+    "md_original_model_group": ("original_model_group",),
+}
+# metadata numbers the router and the proxy stamp, read as JSON text (`#>`, JSON null as
+# NULL) rather than `#>>`: a JSON string keeps its quotes there, so the transform takes a
+# number and only a number ("2" as text is not one). LiteLLM writes null, or leaves the key
+# out in releases before these, when it does not know.
+METADATA_NUMBERS: dict[str, tuple[str, ...]] = {
+    "md_attempted_fallbacks": ("attempted_fallbacks",),  # LiteLLM >= 1.100
+    "md_attempted_retries": ("attempted_retries",),  # LiteLLM >= 1.81.16 (not in 1.81.0)
+    "md_overhead_ms": ("litellm_overhead_time_ms",),  # LiteLLM >= 1.81
 }
 METADATA_TAGS_PATH = ("tags",)
 # Words picked out of a metadata text by a pattern (its one group), never the text itself:
@@ -101,6 +112,7 @@ RAW_SCHEMA = pa.schema(
     ]
     + [(name, pa.string()) for name in METADATA_TEXT]
     + [(name, pa.string()) for name in METADATA_WORDS]
+    + [(name, pa.string()) for name in METADATA_NUMBERS]
     + [
         # source columns whose value could not be read (an infinite timestamp, text where
         # a count belongs): read as NULL, and the row counted as malformed
@@ -382,6 +394,12 @@ def spend_logs_query(info: SourceInfo, window: Window | None) -> tuple[sql.Compo
         items.append(
             sql.SQL("substring(md.m #>> {} from {}) AS {}").format(
                 sql.Literal(list(path)), sql.Literal(pattern), sql.Identifier(name)
+            )
+        )
+    for name, path in METADATA_NUMBERS.items():
+        items.append(
+            sql.SQL("NULLIF((md.m #> {})::text, 'null') AS {}").format(
+                sql.Literal(list(path)), sql.Identifier(name)
             )
         )
     items.append(
@@ -710,6 +728,7 @@ def table_from_rows(rows: Iterable[Mapping[str, Any]]) -> pa.Table:
         ]
         values += [_json_text(_json_path(metadata, path)) for path in METADATA_TEXT.values()]
         values += [_word(_json_path(metadata, path), pattern) for path, pattern in METADATA_WORDS.values()]
+        values += [_json_dump(_json_path(metadata, path)) for path in METADATA_NUMBERS.values()]
         # rows from Python are not checked for copies on other days: their source is a test
         # or the simulator, which write each request once
         values += [unreadable or None, False]
@@ -777,6 +796,13 @@ def _json_text(value: Any) -> str | None:
     if isinstance(value, str):
         return value
     return json.dumps(value)
+
+
+def _json_dump(value: Any) -> str | None:
+    """`NULLIF((md.m #> path)::text, 'null')`: the value as JSON text, strings quoted."""
+    if value is _MISSING or value is None:
+        return None
+    return json.dumps(value, ensure_ascii=False)
 
 
 def _word(value: Any, pattern: str) -> str | None:

@@ -61,12 +61,25 @@ REQUESTS_SCHEMA = pa.schema(
         ("duration_ms", pa.int64()),
         ("ingested_at", UTC_TS),
         *((name, pa.string()) for name in ("error_code", "rate_limit", "rate_limit_scope")),
+        ("attempted_fallbacks", pa.int64()),
+        ("attempted_retries", pa.int64()),
+        ("original_model_group", pa.string()),
+        ("litellm_overhead_ms", pa.float64()),
     ]
 )
-# Columns added after the first release of the store, last in every file: a day file an
-# older version wrote lacks them; readers take them as NULL, and a run that adds rows to
-# its day writes it anew with them NULL for the rows it had (`upgraded`).
-ADDED_COLUMNS = ("error_code", "rate_limit", "rate_limit_scope")
+# Columns added after the first release of the store, last in every file, in the order
+# they came (issue 17's three, then the router's four): a day file an older version wrote
+# lacks the last few of them; readers take them as NULL, and a run that adds rows to its
+# day writes it anew with them NULL for the rows it had (`upgraded`).
+ADDED_COLUMNS = (
+    "error_code",
+    "rate_limit",
+    "rate_limit_scope",
+    "attempted_fallbacks",
+    "attempted_retries",
+    "original_model_group",
+    "litellm_overhead_ms",
+)
 # The partition key lives in the directory name (date=YYYY-MM-DD), not in the files.
 REQUESTS_FILE_SCHEMA = pa.schema([f for f in REQUESTS_SCHEMA if f.name != "date"])
 

@@ -76,6 +76,11 @@ _CODE_TEXT = r"^[A-Za-z0-9_.-]{1,40}$"  # an HTTP status or a provider's code wo
 
 # A JSON number as `#>>` prints it (whitespace is trimmed before matching).
 _COUNT_TEXT = re.compile(r"^-?\d+(\.\d+)?([eE][+-]?\d+)?$").pattern
+# The router's counts of a request's fallbacks and retries: LiteLLM stops at max_fallbacks
+# (5 by default) and num_retries (a few); beyond this a count is no count.
+MAX_ATTEMPTS = 1000
+# LiteLLM's own time on a request, in ms: beyond a day it is no measurement.
+MAX_OVERHEAD_MS = 86_400_000.0
 
 
 @dataclass(frozen=True)
@@ -280,6 +285,12 @@ def transform(
         pa.scalar(None, pa.string()),
     )
 
+    # routing, as LiteLLM's router stamps it: NULL where the row does not say (older
+    # releases, failures before routing, health checks), never 0
+    attempted_fallbacks = bad.number(col("md_attempted_fallbacks"), "attempted_fallbacks", MAX_ATTEMPTS)
+    attempted_retries = bad.number(col("md_attempted_retries"), "attempted_retries", MAX_ATTEMPTS)
+    overhead = bad.number(col("md_overhead_ms"), "litellm_overhead_time_ms", MAX_OVERHEAD_MS, whole=False)
+
     # times (LiteLLM stores naive UTC); a value the extract could not read (an infinite
     # endTime, a count stored as text that is no number) arrives as NULL, named in `unreadable`
     bad.mark_unreadable(col("unreadable"))
@@ -350,6 +361,10 @@ def transform(
             "error_code": error_code,
             "rate_limit": rate_limit,
             "rate_limit_scope": rate_limit_scope,
+            "attempted_fallbacks": attempted_fallbacks,
+            "attempted_retries": attempted_retries,
+            "original_model_group": _nonempty(col("md_original_model_group")),
+            "litellm_overhead_ms": overhead,
         },
         schema=REQUESTS_SCHEMA,
     )
@@ -432,6 +447,20 @@ class _Malformed:
         whole = pc.and_(whole, pc.less(as_float, 2.0**62))
         self.mark(pc.and_(pc.is_valid(text), pc.invert(pc.fill_null(whole, False))), reason)
         return pc.cast(pc.if_else(whole, as_float, pa.scalar(None, pa.float64())), pa.int64())
+
+    def number(self, json_text: pa.ChunkedArray, reason: str, most: float, *, whole: bool = True) -> pa.Array:
+        """A JSON number in [0, most] (a whole one unless `whole` is False) from JSON text,
+        as int64 (float64 when not `whole`); NULL when absent. Anything else (a string,
+        which keeps its quotes, a negative or huge number, a fraction) is NULL and marked."""
+        text = pc.utf8_trim_whitespace(json_text)
+        looks_numeric = pc.match_substring_regex(text, _COUNT_TEXT)
+        as_float = pc.cast(pc.if_else(looks_numeric, text, pa.scalar(None, pa.string())), pa.float64())
+        sane = pc.and_(pc.greater_equal(as_float, 0), pc.less_equal(as_float, most))
+        if whole:
+            sane = pc.and_(sane, pc.equal(pc.floor(as_float), as_float))
+        self.mark(pc.and_(pc.is_valid(text), pc.invert(pc.fill_null(sane, False))), reason)
+        value = pc.if_else(sane, as_float, pa.scalar(None, pa.float64()))
+        return pc.cast(value, pa.int64()) if whole else value
 
     def examples(self, rows: pa.Array, limit: int = 5) -> list[str]:
         out: list[str] = []
