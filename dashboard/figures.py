@@ -696,7 +696,9 @@ def _unit(column: str) -> Unit:
     """A node line's unit, by the column's name (queries name them so)."""
     if column.endswith("_ms"):
         return "ms"
-    return "tokens_per_s" if "_tps" in column else "ratio" if column.endswith("_rate") else "count"
+    if "_tps" in column:
+        return "tokens_per_s"
+    return "ratio" if column.endswith(("_rate", "_share")) else "count"
 
 
 def _hover_value(measure: str, value: Any) -> str:
@@ -814,6 +816,33 @@ def _rate_axis(title: str) -> dict[str, Any]:
         "tickvals": RATE_TICKS,
         "ticktext": [fmt.percent(v, digits=0) for v in RATE_TICKS],
     }
+
+
+@shared
+def node_shares(shares: pd.DataFrame, span: Span | None = None) -> go.Figure:
+    """Each node's share of the requests per bucket (node_share_by_bucket.sql), a line per
+    node, and a cross on a node's line where a tenth or more of its requests failed
+    (`troubled`): where a node went down and the others took over."""
+    lines = node_lines(shares, "requests_share", t("axis.requests_share"), span=span)
+    failed = shares[shares["troubled"].fillna(False).astype(bool)]
+    if failed.empty or not lines.data:
+        return lines
+    base = lines.to_dict()  # a shared figure is never changed: a new one from its parts
+    crosses = {
+        "type": "scatter",
+        "x": _values(failed["bucket"]),
+        "y": _values(failed["requests_share"].fillna(0)),
+        "name": t("series.failed"),
+        "mode": "markers",
+        "marker": {"color": FAILURE, "size": 9, "symbol": "x"},
+        "customdata": [
+            [html(node), fmt.count(n)] for node, n in zip(failed["node"], failed["failures"], strict=True)
+        ],
+        "hovertemplate": plain("nodes.failed_hover", node="%{customdata[0]}", n="%{customdata[1]}")
+        + "<extra></extra>",
+        **_periodic(span),
+    }
+    return _figure([*base["data"], crosses], base["layout"])
 
 
 @shared

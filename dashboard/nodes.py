@@ -146,6 +146,7 @@ def render(config: Config, reader: Reader, state: ViewState) -> None:
         st.plotly_chart(figure, key="ttft")
     serving.prompt_bands(data)
     serving.prefix_cache(data, span)
+    serving.routing(data, span)
     with st.container(border=True):
         st.markdown(f"**{t('nodes.failures')}**")
         st.plotly_chart(figures.failures_over_time(data["failures_by_bucket"], span), key="failures")

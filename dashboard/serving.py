@@ -187,3 +187,43 @@ def _rate(value: Any) -> str:
 
 def _per_second(value: Any) -> str:
     return fmt.MISSING if fmt.missing(value) else t("unit.per_s", value=f"{float(value):,.2f}")
+
+
+ROUTING_COUNTS = ("requests", "routing_known", "fallback_requests", "retried_requests", "retries")
+
+
+def routing(data: dict[str, pd.DataFrame], span: Span | None) -> None:
+    """Each node's share of the requests over time, its troubled buckets marked; the
+    router's fallbacks and retries per node and model; LiteLLM's own time per node."""
+    with st.container(border=True):
+        st.markdown(f"**{t('serving.routing')}**", help=t("serving.routing.help"))
+        st.plotly_chart(figures.node_shares(data["node_share_by_bucket"], span), key="node_shares")
+        routed = data["routing"]
+        if routed.empty:
+            st.caption(t("serving.none"))
+            return
+        per_model = routed[routed["model"].notna()]
+        columns = {
+            "node": st.column_config.TextColumn(t("col.node")),
+            "model": st.column_config.TextColumn(t("col.model")),
+            **{c: st.column_config.NumberColumn(t(f"col.{c}")) for c in ROUTING_COUNTS},
+            "fell_back_from": st.column_config.TextColumn(t("col.fell_back_from")),
+        }
+        counts: dict[str, tables.Formatter] = dict.fromkeys(ROUTING_COUNTS, fmt.count)
+        tables.show(tables.styled(per_model[list(columns)], counts), columns)
+        if not routed["routing_known"].any():
+            st.caption(t("serving.routing.unknown"))
+        st.markdown(f"**{t('serving.overhead')}**", help=t("serving.overhead.help"))
+        per_node = routed[routed["model"].isna()]
+        overhead = {
+            "node": st.column_config.TextColumn(t("col.node")),
+            "requests": st.column_config.NumberColumn(t("col.requests")),
+            "overhead_p50_ms": st.column_config.NumberColumn(t("col.overhead_p50_ms")),
+            "overhead_p95_ms": st.column_config.NumberColumn(t("col.overhead_p95_ms")),
+        }
+        times: dict[str, tables.Formatter] = {
+            "requests": fmt.count,
+            "overhead_p50_ms": fmt.duration_ms,
+            "overhead_p95_ms": fmt.duration_ms,
+        }
+        tables.show(tables.styled(per_node[list(overhead)], times), overhead)

@@ -453,6 +453,35 @@ EN: dict[str, str] = {
     "serving.load.ok": "yes",
     "serving.load.over": "over",
     "serving.load.download": "Load table (CSV)",
+    "axis.requests_share": "Share of requests",
+    "series.failed": "failed requests",
+    "nodes.failed_hover": "{node}: {n} failed",
+    "col.failures": "Failed",
+    "col.routing_known": "Routing known",
+    "col.fallback_requests": "Via fallback",
+    "col.retried_requests": "Retried",
+    "col.retries": "Retries",
+    "col.fell_back_from": "Asked for",
+    "col.overhead_p50_ms": "LiteLLM overhead p50",
+    "col.overhead_p95_ms": "LiteLLM overhead p95",
+    "serving.routing": "Routing: how the proxy spread the load",
+    "serving.routing.help": (
+        "Each node's share of the requests in each bucket; a cross marks failed requests on a node."
+        " A node that goes down drops towards 0 while its backups rise. The table counts what "
+        "LiteLLM's router did: requests served by a fallback model group (and the group asked for),"
+        " retries within a group, and the time spent in LiteLLM itself (non-streamed successes "
+        "only; a slow proxy otherwise looks like a slow node). Rows from LiteLLM before 1.100 do "
+        "not record routing: they count as unknown, not 0."
+    ),
+    "serving.routing.unknown": (
+        "No request in this range records its routing (LiteLLM before 1.100, or failures before routing)."
+    ),
+    "serving.overhead": "Time spent in LiteLLM itself, per node",
+    "serving.overhead.help": (
+        "How long LiteLLM held each request besides waiting for the node: authentication, budgets, "
+        "routing, logging. LiteLLM times it only for non-streamed successful requests; a node "
+        "without timed requests shows a dash."
+    ),
     "status.title": "ETL status",
     "status.no_runs": (
         "The ETL has not run yet. Schedule `python -m etl run` (see the README's cron line or deploy/)."

@@ -412,6 +412,36 @@ KO: dict[str, str] = {
     "serving.load.ok": "예",
     "serving.load.over": "초과",
     "serving.load.download": "부하 표 (CSV)",
+    "axis.requests_share": "요청 비율",
+    "series.failed": "실패한 요청",
+    "nodes.failed_hover": "{node}: {n}건 실패",
+    "col.failures": "실패",
+    "col.routing_known": "라우팅 기록",
+    "col.fallback_requests": "폴백 처리",
+    "col.retried_requests": "재시도된 요청",
+    "col.retries": "재시도",
+    "col.fell_back_from": "요청한 모델",
+    "col.overhead_p50_ms": "LiteLLM 오버헤드 p50",
+    "col.overhead_p95_ms": "LiteLLM 오버헤드 p95",
+    "serving.routing": "라우팅: 프록시의 부하 분산",
+    "serving.routing.help": (
+        "구간마다 각 노드가 처리한 요청의 비율입니다. X 표시는 노드 요청의 "
+        "10 % 이상이 실패한 구간입니다. 노드가 멈추면 0으로 떨어지고 백업 노드가 올라갑니다. 표는 "
+        "LiteLLM 라우터가 한 일을 셉니다: 폴백 모델 그룹이 처리한 요청(과 원래"
+        " 요청한 그룹), 그룹 안의 재시도, LiteLLM 자체에서 쓴 시간(스트리밍이"
+        " 아닌 성공 요청만, 느린 프록시가 느린 노드처럼 보이지 않도록). "
+        "LiteLLM 1.100 이전의 행은 라우팅을 기록하지 않아 0이 아니라 알 수"
+        " 없음으로 셉니다."
+    ),
+    "serving.routing.unknown": (
+        "이 기간의 요청에는 라우팅 기록이 없습니다 (LiteLLM 1.100 이전이거나 라우팅 전에 실패)."
+    ),
+    "serving.overhead": "노드별 LiteLLM 자체 처리 시간",
+    "serving.overhead.help": (
+        "LiteLLM이 노드를 기다리는 시간 외에 요청을 붙잡고 있던 시간(인증, "
+        "예산, 라우팅, 기록)입니다. LiteLLM은 스트리밍이 아닌 성공 요청만 "
+        "잽니다. 잰 요청이 없는 노드는 대시로 표시합니다."
+    ),
     "status.title": "ETL 상태",
     "status.no_runs": (
         "ETL이 아직 실행되지 않았습니다. `python -m etl run`을 예약하세요 "

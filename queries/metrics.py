@@ -284,6 +284,62 @@ METRICS: tuple[Metric, ...] = (
     ),
 )
 
+# LiteLLM's router, from the columns it writes on recent releases (docs/store.md); a NULL
+# there is unknown (an older row, a request that never reached the router), never 0.
+# Single requests only: no rollup carries these columns.
+ROUTING: tuple[Metric, ...] = (
+    Metric(
+        "routing_known",
+        "Requests with routing recorded",
+        "count",
+        "count(*) FILTER (WHERE r.attempted_fallbacks IS NOT NULL)",
+        "Requests whose row says how many fallbacks the router tried (LiteLLM 1.100 and later).",
+        True,
+    ),
+    Metric(
+        "fallback_requests",
+        "Served by a fallback",
+        "count",
+        "count(*) FILTER (WHERE r.attempted_fallbacks > 0)",
+        "Requests the router sent to a fallback model group after the one asked for failed.",
+        True,
+    ),
+    Metric(
+        "retried_requests",
+        "Retried requests",
+        "count",
+        "count(*) FILTER (WHERE r.attempted_retries > 0)",
+        "Requests the router retried within their model group.",
+        True,
+    ),
+    Metric(
+        "retries",
+        "Retries",
+        "count",
+        "coalesce(sum(r.attempted_retries), 0)::BIGINT",
+        "Retries the router made within the model group, over all requests.",
+        True,
+    ),
+    Metric(
+        "overhead_p50_ms",
+        "Median LiteLLM overhead",
+        "ms",
+        "quantile_cont(r.litellm_overhead_ms, 0.5)",
+        "Median time a request spent in LiteLLM itself, not waiting for the node (non-streamed "
+        "successes: LiteLLM times no others).",
+        True,
+    ),
+    Metric(
+        "overhead_p95_ms",
+        "95th percentile LiteLLM overhead",
+        "ms",
+        "quantile_cont(r.litellm_overhead_ms, 0.95)",
+        "LiteLLM overhead that 95 % of timed requests stay under.",
+        True,
+    ),
+)
+METRICS = (*METRICS, *ROUTING)
+
 BY_NAME: dict[str, Metric] = {m.name: m for m in METRICS}
 
 

@@ -46,7 +46,14 @@ NODES_HIGHLIGHTED = ("node_performance", "latency_by_concurrency", "node_speed_b
 
 
 # and what it tells about prefix caching, prompt length and load (issue 18): key -> query
-NODES_INSIGHT = ("prefix_cache", "prefix_cache_by_bucket", "prompt_bands", "load_table")
+NODES_INSIGHT = (
+    "prefix_cache",
+    "prefix_cache_by_bucket",
+    "prompt_bands",
+    "load_table",
+    "node_share_by_bucket",
+    "routing",
+)
 PROMPT_BANDS = (500, 2000, 8000, 32000)  # prompt tokens: <500, 500-2k, 2k-8k, 8k-32k, >=32k
 STABLE_P95_MS = 3000.0  # the load table's stable concurrency: p95 latency at most this
 

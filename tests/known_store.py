@@ -51,6 +51,14 @@ def request(kind: str, user: str, start: dt.datetime, **kw: Any) -> dict[str, An
         kw |= {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
     if "user_agent" in kw:
         metadata["user_agent"] = kw.pop("user_agent")
+    if "routing" in kw:  # as LiteLLM's router writes it (>= 1.100)
+        fallbacks, retries, overhead, asked_for = kw.pop("routing")
+        metadata |= {
+            "attempted_fallbacks": fallbacks,
+            "attempted_retries": retries,
+            "litellm_overhead_time_ms": overhead,
+            "original_model_group": asked_for,
+        }
     key = key_of(user)  # one key per person
     metadata["user_api_key"] = key
     row = spend_log(
@@ -100,6 +108,8 @@ ROWS = [
         usage=(1973, 0, 576, 0),
         spend=0.00025662,
         duration_ms=12033,
+        # the Blackwell's group failed twice, then its fallback on the L40 served it
+        routing=(1, 2, 12.5, "gpt-oss-120b"),
     ),
     # KST Nov 19, 19:00: outside every range below
     request(

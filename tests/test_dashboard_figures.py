@@ -283,8 +283,16 @@ def test_every_figure_is_valid_plotly(
     mine = bob if who else {}
     nodes = {
         name: reader.run(name, KST_NOV_21)
-        for name in ("concurrency", "latency_by_concurrency", "node_speed_by_bucket", "failures_by_bucket")
+        for name in (
+            "concurrency",
+            "latency_by_concurrency",
+            "node_speed_by_bucket",
+            "failures_by_bucket",
+            "node_share_by_bucket",
+            "prefix_cache_by_bucket",
+        )
     }
+    nodes["prompt_bands"] = reader.run("prompt_bands", KST_NOV_21, edges=[500, 2000])
     with use_language(language):
         built = [
             figures.tokens_over_time(data["by_bucket"], mine.get("by_bucket"), who),
@@ -300,6 +308,9 @@ def test_every_figure_is_valid_plotly(
             figures.node_lines(nodes["latency_by_concurrency"], "latency_p50_ms", "ms", x="in_flight"),
             figures.node_lines(nodes["node_speed_by_bucket"], "output_tps_p50", "tps"),
             figures.failures_over_time(nodes["failures_by_bucket"]),
+            figures.node_shares(nodes["node_share_by_bucket"]),
+            figures.node_lines(nodes["prompt_bands"], "ttft_p50_ms", "TTFT", x="band", series="model"),
+            figures.node_lines(nodes["prefix_cache_by_bucket"], "cache_hit_rate", "Hit rate", series="model"),
             figures.tokens_over_time(data["by_bucket"].iloc[0:0]),
         ]
     for fig in built:

@@ -71,6 +71,7 @@ def test_the_nodes_page_shows_every_panel(node_store: Path, monkeypatch: pytest.
         "Load table",
         "Latency by prompt length",
         "Prefix caching per node and model",
+        "Routing: how the proxy spread the load",
     ):
         assert f"**{title}**" in titles
     nodes = at.dataframe[0].value
@@ -85,6 +86,7 @@ def test_the_nodes_page_shows_every_panel(node_store: Path, monkeypatch: pytest.
         "failures",
         "prompt_bands",
         "prefix_cache",
+        "node_shares",
     }
     peaks = {t["name"]: max(t["y"]) for t in charts["concurrency"]["data"]}
     assert peaks == {"l40-a": 2, "blackwell": 1}
@@ -122,6 +124,11 @@ def test_the_nodes_page_shows_serving_insight(node_store: Path, monkeypatch: pyt
     load = frame_with(at, "in_flight")
     assert list(load["in_flight"]) == [1, 2] and list(load["requests"]) == [2, 3]
     assert list(load["stable"]) == ["over", "over"]
+    routed = frame_with(at, "fallback_requests").set_index("node")
+    # LiteLLM's own rows: every request routed as asked, no retry
+    assert routed["requests"].to_dict() == {"l40-a": 5, "blackwell": 1}
+    assert routed["routing_known"].to_dict() == routed["requests"].to_dict()
+    assert routed["fallback_requests"].sum() == 0 and routed["retries"].sum() == 0
 
 
 def test_a_student_sees_how_the_nodes_served_their_own_requests_only(

@@ -101,6 +101,14 @@ def test_every_metric_in_the_catalogue(store: Path) -> None:
         "ttft_p95_ms": 800,
         "output_tps_p50": 400 / 3.2,  # 400 tokens in the 3.2 s after the first one
         "output_tps_p95": 400 / 3.2,
+        # b1 and d1 carry the router's record (c1 failed before routing): d1 one fallback
+        # after two retries, 12.5 ms in LiteLLM; b1 was streamed, which LiteLLM does not time
+        "routing_known": 2,
+        "fallback_requests": 1,
+        "retried_requests": 1,
+        "retries": 2,
+        "overhead_p50_ms": 12.5,
+        "overhead_p95_ms": 12.5,
     }
     assert set(expected) == {m.name for m in METRICS}
     with StoreReader(store).cursor(KST_NOV_21) as cur:
