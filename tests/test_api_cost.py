@@ -76,6 +76,8 @@ ROWS = [
     request("failure_after_routing", "carol", 11, (20, 0, 0, 0)),
     # a failure before routing has no model, and costs nothing all the same: priced
     request("failure_before_routing", "dave", 11, (10, 0, 0, 0)),
+    # a failure of the model without a price: not priced with it (it read $0.00, not "not priced")
+    request("failure_after_routing", "erin", 11, (30, 0, 0, 0), model_group="mystery-model"),
 ]
 ALICE_8, ALICE_12, BOB_9 = 240e-6, 700e-6, 275e-6
 DECEMBER_8_TO_12 = Filters(
@@ -123,8 +125,8 @@ def test_the_cost_at_api_prices_with_a_price_change_in_the_range(
 ) -> None:
     t = one(priced.run("api_cost_totals", filters))
     assert t["api_cost_usd"] == pytest.approx(ALICE_8 + ALICE_12 + BOB_9, rel=1e-12)
-    assert (t["requests"], t["priced_requests"], t["unpriced_requests"]) == (6, 5, 1)
-    assert (t["priced_tokens"], t["unpriced_tokens"]) == (1300 + 2400 + 3500 + 20 + 10, 600)
+    assert (t["requests"], t["priced_requests"], t["unpriced_requests"]) == (7, 5, 2)
+    assert (t["priced_tokens"], t["unpriced_tokens"]) == (1300 + 2400 + 3500 + 20 + 10, 600 + 30)
     assert t["spend_usd"] == pytest.approx(0.0036, rel=1e-12)
     assert t["priced_spend_usd"] == pytest.approx(0.0035, rel=1e-12)  # like with like: not mystery-model's
     assert t["difference_usd"] == pytest.approx(0.001215 - 0.0035, rel=1e-12)
@@ -139,14 +141,15 @@ def _twin(reader: StoreReader, name: str, filters: Filters) -> pd.DataFrame:
 
 def test_per_user_model_node_and_client(priced: StoreReader) -> None:
     by_user = priced.run("api_cost_by_user", DECEMBER_8_TO_12).set_index("user")
-    assert list(by_user.index) == ["alice", "bob", "carol", "dave"]
+    assert list(by_user.index) == ["alice", "bob", "carol", "dave", "erin"]
     assert by_user.loc["alice", "api_cost_usd"] == pytest.approx(ALICE_8 + ALICE_12, rel=1e-12)
     assert by_user.loc["bob", "api_cost_usd"] == pytest.approx(BOB_9, rel=1e-12)
     assert by_user.loc["carol", "api_cost_usd"] == 0  # a failure: priced, and free
     assert by_user.loc["dave", "api_cost_usd"] == 0  # the same before routing, with no model
-    assert list(by_user["requests"]) == [2, 2, 1, 1]
-    assert list(by_user["priced_requests"]) == [2, 1, 1, 1]
-    assert list(by_user["unpriced_requests"]) == [0, 1, 0, 0]
+    assert pd.isna(by_user.loc["erin", "api_cost_usd"])  # her failure was of the unpriced model
+    assert list(by_user["requests"]) == [2, 2, 1, 1, 1]
+    assert list(by_user["priced_requests"]) == [2, 1, 1, 1, 0]
+    assert list(by_user["unpriced_requests"]) == [0, 1, 0, 0, 1]
 
     by_model = priced.run("api_cost_by_model", DECEMBER_8_TO_12).set_index("model")
     assert list(by_model.index) == ["gpt-oss-120b", "mystery-model", "qwen3-coder-30b", "unknown-model"]
@@ -159,7 +162,7 @@ def test_per_user_model_node_and_client(priced: StoreReader) -> None:
     assert by_model.loc["gpt-oss-120b", "api_cost_usd"] == pytest.approx(ALICE_8 + ALICE_12, rel=1e-12)
     assert by_model.loc["qwen3-coder-30b", "api_cost_usd"] == pytest.approx(BOB_9, rel=1e-12)
     assert list(by_model["api_cost_usd"].isna()) == [False, True, False, False]  # not priced: not 0
-    assert list(by_model["unpriced_requests"]) == [0, 1, 0, 0]
+    assert list(by_model["unpriced_requests"]) == [0, 2, 0, 0]
     taken = by_model["taken"].dt.strftime("%Y-%m-%d").fillna("-")
     assert list(taken) == ["2026-12-10", "-", "2026-12-01", "-"]  # the newest prices used
 
@@ -170,10 +173,10 @@ def test_per_user_model_node_and_client(priced: StoreReader) -> None:
 
     by_client = priced.run("api_cost_by_client", DECEMBER_8_TO_12)
     assert by_client["api_cost_usd"].sum() == pytest.approx(ALICE_8 + ALICE_12 + BOB_9, rel=1e-12)
-    assert by_client["requests"].sum() == 6
+    assert by_client["requests"].sum() == 7
 
     unpriced = priced.run("unpriced_models", DECEMBER_8_TO_12)
-    assert unpriced.to_dict("records") == [{"model": "mystery-model", "requests": 1, "total_tokens": 600}]
+    assert unpriced.to_dict("records") == [{"model": "mystery-model", "requests": 2, "total_tokens": 630}]
 
 
 def test_each_day_at_its_own_price(priced: StoreReader) -> None:
@@ -200,7 +203,7 @@ def test_without_a_price_book_nothing_is_priced_and_the_page_gets_nothing(store:
     plain = StoreReader(store)
     assert pages.api_cost(plain, DECEMBER_8_TO_12) == {}
     t = one(plain.run("api_cost_totals", DECEMBER_8_TO_12))
-    assert (t["price_entries"], t["priced_requests"], t["unpriced_requests"]) == (0, 0, 6)
+    assert (t["price_entries"], t["priced_requests"], t["unpriced_requests"]) == (0, 0, 7)
     assert pd.isna(t["api_cost_usd"]) and pd.isna(t["difference_usd"])
     assert plain.run("api_cost_by_user", DECEMBER_8_TO_12)["api_cost_usd"].isna().all()
 
@@ -362,7 +365,7 @@ def test_the_overview_shows_the_cost_at_api_prices(
     assert cards[labels[0]] == fmt.usd(ALICE_8 + ALICE_12 + BOB_9) == "$0.00121"
     assert cards[labels[1]] == "-$0.00229"  # $0.001215 at API prices against $0.0035 of spend
     warning = next(w.value for w in app.warning if "mystery-model" in w.value)
-    assert {"en": "not counted above: 1.", "ko": "요청 1건은 모델 가격이 없어"}[lang] in warning
+    assert {"en": "not counted above: 2.", "ko": "요청 2건은 모델 가격이 없어"}[lang] in warning
     models = cost_tables(app)["model"].set_index("model")
     assert models.loc["gpt-oss-120b", "api_cost_usd"] == pytest.approx(ALICE_8 + ALICE_12)
     unpriced = models["api_cost_usd"].isna()

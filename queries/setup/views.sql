@@ -322,20 +322,22 @@ CREATE TABLE price_book (
 -- `taken` (when its prices were read), `api_cost` (USD; NULL when not priced, never 0).
 -- The one definition of the cost: uncached prompt tokens at the input price, cached ones
 -- at the cached-input price, completion tokens (reasoning is part of them) at the output
--- price. A failed request
--- costs nothing whatever its model (no API bills an error; LiteLLM's spend is 0 too), so
--- failures before routing, which have no model, are never "not priced"; without a price
--- book nothing is priced, failures neither. A rollup row's day is that of its first
+-- price. A failed request costs nothing (no API bills an error; LiteLLM's spend is 0 too):
+-- it is priced at 0 when its model has a price, and so is a failure before routing (no
+-- node: it never reached a model); a failure of a model without a price is "not priced"
+-- like the model's other requests, so that model never reads $0.00. Without a price book
+-- nothing is priced, failures neither. A rollup row's day is that of its first
 -- request: a day's rollup is one UTC day, and the runner reads a month's rows merged only
 -- when no price changes within it (so any day of the month has the month's price).
 CREATE MACRO priced(rows) AS TABLE
 SELECT
     r.*,
-    coalesce(p.model IS NOT NULL OR (r.status = 'failure' AND b.entries > 0), false) AS priced,
+    coalesce(p.model IS NOT NULL OR (r.status = 'failure' AND r.node = 'unknown' AND b.entries > 0), false)
+        AS priced,
     p.reference,
     p.taken,
     CASE
-        WHEN p.model IS NULL AND NOT (r.status = 'failure' AND b.entries > 0) THEN NULL
+        WHEN p.model IS NULL AND NOT (r.status = 'failure' AND r.node = 'unknown' AND b.entries > 0) THEN NULL
         WHEN r.status = 'failure' THEN 0.0
         ELSE ((r.prompt_sum - r.cached_sum) * p.input + r.cached_sum * p.cached_input
               + r.completion_sum * p.output) / 1e6
