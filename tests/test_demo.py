@@ -166,6 +166,24 @@ def test_the_backups_take_over_while_the_main_node_is_down(
     outside = [r for r in week if not naive[0] <= r["startTime"] < naive[1]]
     assert not any(r["metadata"].get("attempted_fallbacks") for r in outside)
 
+    # and as the store keeps them: the backups' rows in the window say they stood in
+    columns = [
+        "start_time",
+        "node",
+        "status",
+        "attempted_fallbacks",
+        "original_model_group",
+        "litellm_overhead_ms",
+    ]
+    stored = storeview.requests(demo_store).select(columns).to_pylist()
+    tried = [r for r in stored if (r["attempted_fallbacks"] or 0) >= 1]
+    assert tried and all(down <= r["start_time"] < up for r in tried)
+    stood_in = [r for r in tried if r["status"] == "success"]
+    assert {r["node"] for r in stood_in} == set(simulate.NODES[1:])
+    assert {r["original_model_group"] for r in stood_in} == {simulate.GPT_OSS.model_group}
+    overhead = [r["litellm_overhead_ms"] for r in stored if r["litellm_overhead_ms"] is not None]
+    assert statistics.median(overhead) < 15 < max(overhead)  # a few ms; more where it fell back
+
 
 def test_routed_rows_carry_the_routers_notes_as_litellm_writes_them(week: list[dict[str, Any]]) -> None:
     ok = [r for r in week if not is_noise(r) and r["status"] == "success"]
