@@ -214,6 +214,7 @@ def _stacked_over_time(
         "hovermode": "x unified",
         "yaxis": _value_axis(tallest, "tokens" if total == "total_tokens" else "count", axis),
         "xaxis": _time_axis(series["bucket"], span, DATE_LABELS["wide"]),
+        "shapes": _not_yet(span),
     }
     return _figure(traces, layout)
 
@@ -285,6 +286,7 @@ def cache_trend(
     layout = {
         "hovermode": "x unified",
         "xaxis": {"domain": [0, 0.94], **_time_axis(series["bucket"], span, DATE_LABELS["cache"])},
+        "shapes": _not_yet(span),
         "yaxis": _value_axis(
             (series["cached_tokens"] + series["uncached_prompt_tokens"]).max(), "tokens", t("axis.tokens")
         ),
@@ -610,8 +612,36 @@ def _time_axis(buckets: pd.Series, span: Span | None, labels: int) -> dict[str, 
         covers = (start, math.ceil((end - start) / pd.Timedelta(days=1)))
     axis = _date_axis(buckets, labels, covers)
     if span is not None:
-        axis |= {"range": [span.start, span.end], "autorange": False}
+        axis |= {"range": [span.start, str(_bucket_end(span))], "autorange": False}
     return axis
+
+
+def _bucket_end(span: Span) -> pd.Timestamp:
+    """The end of the range's last bucket: a range that ends now ends inside today's (or
+    this hour's) bucket, whose mark sits at the bucket's middle, past the range's end; the
+    axis runs to the bucket's end so that the mark, and the line to it, stay on the chart."""
+    return pd.Timestamp(span.end).ceil("D" if span.bucket == "day" else "h")
+
+
+def _not_yet(span: Span | None) -> list[dict[str, Any]]:
+    """The part of the last bucket still to come, shaded: its bar or point counts only the
+    requests so far, and reads as a partial bucket rather than a fall."""
+    if span is None or _bucket_end(span) <= pd.Timestamp(span.end):
+        return []
+    return [
+        {
+            "type": "rect",
+            "xref": "x",
+            "yref": "paper",
+            "x0": span.end,
+            "x1": str(_bucket_end(span)),
+            "y0": 0,
+            "y1": 1,
+            "fillcolor": "rgba(128,128,128,0.12)",
+            "line": {"width": 0},
+            "layer": "below",
+        }
+    ]
 
 
 RATE_TICKS = [0.0, 0.25, 0.5, 0.75, 1.0]
@@ -804,7 +834,8 @@ def node_lines(
     else:
         x_axis = _value_axis(max(part[x].max() for part in shown), "count", t(f"axis.{x}"))
     y_axis = _value_axis(tallest, unit, axis) if unit != "ratio" else _rate_axis(axis)
-    return _figure(traces, {"hovermode": "closest", "yaxis": y_axis, "xaxis": x_axis})
+    shapes = _not_yet(span) if x == "bucket" else []
+    return _figure(traces, {"hovermode": "closest", "yaxis": y_axis, "xaxis": x_axis, "shapes": shapes})
 
 
 def _rate_axis(title: str) -> dict[str, Any]:
@@ -873,5 +904,6 @@ def failures_over_time(failures: pd.DataFrame, span: Span | None = None) -> go.F
         "hovermode": "closest",
         "yaxis": _value_axis(failures.groupby("bucket")["failures"].sum().max(), "count", t("axis.failures")),
         "xaxis": _time_axis(failures["bucket"], span, DATE_LABELS["page"]),
+        "shapes": _not_yet(span),
     }
     return _figure(traces, layout)

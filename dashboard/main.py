@@ -90,7 +90,7 @@ def main() -> None:
                 default=True,
             ),
             # how the nodes served the student's own requests (the reader is scoped to their keys)
-            _page(lambda: nodes.render(config, scoped, views["view"]), "page.nodes", "nodes"),
+            _page(lambda: nodes.render(config, scoped, views["view"], own_only=True), "page.nodes", "nodes"),
         ]
     page = st.navigation(pages)
     views["view"] = panels.filters_sidebar(

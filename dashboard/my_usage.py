@@ -18,6 +18,7 @@ DOWNLOADS = (("by_bucket", "download.series"), ("by_model", "download.models"))
 
 
 def render(config: Config, reader: ScopedReader, state: ViewState) -> None:
+    st.header(t("page.my_usage"))
     status = reader.run("store_status").iloc[0]
     panels.freshness(status, config, state.tz, reader, reasons=False)
     with st.container(border=True):

@@ -80,8 +80,11 @@ FORMATS: dict[str, tables.Formatter] = {
 }
 
 
-def render(config: Config, reader: Reader, state: ViewState) -> None:
+def render(config: Config, reader: Reader, state: ViewState, *, own_only: bool = False) -> None:
+    """The page; `own_only`: a student's, whose reader holds only their requests."""
     st.header(t("page.nodes"))
+    if own_only:
+        st.info(t("nodes.own_only"), icon=":material/person:")
     status = panels.store_status(reader)
     if status is None:
         return

@@ -9,6 +9,7 @@ import datetime as dt
 import streamlit as st
 
 from dashboard import api_cost, panels
+from dashboard.strings import t
 from dashboard.view_state import ViewState
 from etl.config import Config
 from queries import pages
@@ -24,6 +25,7 @@ DOWNLOADS = (
 
 
 def render(config: Config, reader: Reader, state: ViewState) -> None:
+    st.header(t("page.overview"))
     status = panels.store_status(reader)
     if status is None:
         return

@@ -415,6 +415,10 @@ EN: dict[str, str] = {
     "col.requests_per_s": "Requests/s",
     "col.stable": "p95 within target",
     "unit.per_s": "{value}/s",
+    "nodes.own_only": (
+        "Your own requests only: how the nodes served you. Requests in flight, shares and the load "
+        "table count your requests, not everyone's."
+    ),
     "serving.none": "No requests in this range.",
     "serving.cache": "Prefix caching per node and model",
     "serving.cache.help": (

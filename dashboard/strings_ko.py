@@ -39,12 +39,12 @@ KO: dict[str, str] = {
     "card.mine": "{who}: {value}",
     "card.mine_share": "{who}: {value} (전체의 {share})",
     # panels
-    "panel.tokens": "시간별 토큰",
+    "panel.tokens": "토큰 추이",
     "panel.tokens.help": (
         "프롬프트 토큰은 캐시된 것과 캐시 안 된 것으로, 완성 토큰은 답변과 추론으로 나눠 보여 줍니다."
     ),
     "panel.cache": "프롬프트 캐싱",
-    "panel.requests": "시간별 요청",
+    "panel.requests": "요청 추이",
     "panel.nodes": "GPU 노드",
     "panel.users": "사용자",
     "panel.users.hint": "막대를 클릭하면 그 사람이 페이지 전체에서 강조됩니다. 다시 클릭하면 해제됩니다.",
@@ -266,8 +266,8 @@ KO: dict[str, str] = {
         "해당 노드에서 (자신을 포함해) 이만큼의 요청이 처리 중일 때 시작한 요청들의 지연 시간 중앙값입니다. "
         "선이 올라가는 지점부터 노드가 포화된 것입니다."
     ),
-    "nodes.speed": "시간별 출력 속도",
-    "nodes.ttft": "시간별 첫 토큰 지연(TTFT)",
+    "nodes.speed": "출력 속도 추이",
+    "nodes.ttft": "첫 토큰 지연(TTFT) 추이",
     "nodes.failures": "오류 유형별 실패",
     "nodes.mine": "{who}의 요청",
     "axis.in_flight": "처리 중인 요청",
@@ -292,7 +292,7 @@ KO: dict[str, str] = {
     # download
     "download.header": "현재 화면 다운로드",
     "download.users": "사용자 (CSV)",
-    "download.series": "시간별 (CSV)",
+    "download.series": "기간별 추이 (CSV)",
     "download.nodes": "노드 (CSV)",
     "download.clients": "클라이언트별 사용자 (CSV)",
     "download.models": "모델 (CSV)",
@@ -374,6 +374,10 @@ KO: dict[str, str] = {
     "col.requests_per_s": "초당 요청",
     "col.stable": "p95 목표 이내",
     "unit.per_s": "{value}/초",
+    "nodes.own_only": (
+        "내 요청만 보여 줍니다: 노드가 나를 어떻게 처리했는지입니다. 동시 요청, "
+        "비율, 부하 표는 모두의 요청이 아니라 내 요청만 셉니다."
+    ),
     "serving.none": "이 기간에 요청이 없습니다.",
     "serving.cache": "노드·모델별 프리픽스 캐싱",
     "serving.cache.help": (

@@ -61,6 +61,7 @@ def charts(at: AppTest) -> dict[str, dict[str, object]]:
 def test_every_panel_renders_and_the_cards_are_right(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(fmt, "MIN_PREVIOUS_REQUESTS", 1)  # Nov 20 holds one request: compare anyway
     at = page(store, monkeypatch, **SEOUL_NOV_21)
+    assert [h.value for h in at.main.header] == ["Overview"]  # the page says which it is
     assert {m.proto.delta_description for m in at.metric} == {"vs 2026-11-20"}  # the period, on the card
     assert cards(at) == {
         "Spend": ("$0.0203", "+102.6 %"),  # vs. Nov 20 (a1, $0.010)

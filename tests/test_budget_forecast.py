@@ -189,7 +189,9 @@ def test_a_student_reads_when_their_budget_runs_out_in_one_sentence(
 ) -> None:
     """In Seoul time: $4 left at $0.50 a day runs out on Dec 18, 21:00, a day and a half
     before the reset on Dec 20, 09:00; their own budget across keys lasts until its reset."""
-    shown = texts(app(store, monkeypatch, student("runner")))
+    page = app(store, monkeypatch, student("runner"))
+    assert [h.value for h in page.main.header] == ["My usage"]  # the page says which it is
+    shown = texts(page)
     assert (
         "At this pace ($0.50 a day) it runs out around 2026-12-18 21:00, "
         "36 h before its reset on 2026-12-20 09:00."

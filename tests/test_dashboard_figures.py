@@ -205,6 +205,25 @@ def test_node_lines_draw_one_line_per_node_and_the_highlight_as_dots() -> None:
     assert [a.text for a in empty.layout.annotations] == ["No requests in this range and selection."]
 
 
+def test_a_range_ending_now_draws_its_last_bucket_whole_and_shades_what_is_to_come() -> None:
+    """Today's point sits at midday: an axis ending at 03:15 left it, and the line to it,
+    off the chart (the walk-through saw lines leave at the right edge)."""
+    days = pd.DataFrame(
+        {
+            "bucket": pd.to_datetime(["2026-12-04", "2026-12-05", "2026-12-06"]),
+            "node": ["l40-a"] * 3,
+            "output_tps_p50": [40.0, 42.0, 41.0],
+        }
+    )
+    now = figures.Span("2026-11-30 00:00:00", "2026-12-06 03:15:00", "day")
+    layout = figures.node_lines(days, "output_tps_p50", "Tokens/s", span=now).layout
+    assert list(layout.xaxis.range) == ["2026-11-30 00:00:00", "2026-12-07 00:00:00"]
+    assert [(s.x0, s.x1) for s in layout.shapes] == [("2026-12-06 03:15:00", "2026-12-07 00:00:00")]
+    whole = figures.Span("2026-11-30 00:00:00", "2026-12-06 00:00:00", "day")
+    layout = figures.node_lines(days.iloc[:2], "output_tps_p50", "Tokens/s", span=whole).layout
+    assert list(layout.xaxis.range) == ["2026-11-30 00:00:00", "2026-12-06 00:00:00"] and not layout.shapes
+
+
 def test_failures_stack_by_error_class() -> None:
     frame = pd.DataFrame(
         {

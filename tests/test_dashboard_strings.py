@@ -311,7 +311,7 @@ def test_the_overview_in_korean(store: Path, monkeypatch: pytest.MonkeyPatch) ->
         "11월 20일 대비" if this_year else "2026년 11월 20일 대비"
     )
     titles = [m.value for m in at.markdown]
-    for title in ("시간별 토큰", "프롬프트 캐싱", "시간별 요청", "GPU 노드", "사용자", "클라이언트", "모델"):
+    for title in ("토큰 추이", "프롬프트 캐싱", "요청 추이", "GPU 노드", "사용자", "클라이언트", "모델"):
         assert f"**{title}**" in titles
     assert any(c.value.startswith("최신 요청 2026년 11월 21일 10:00 ·") for c in at.caption)
     assert [s.label for s in at.sidebar.selectbox] == ["기간", "시간대"]
@@ -421,7 +421,7 @@ def test_the_nodes_and_budgets_pages_in_korean(tmp_path: Path, monkeypatch: pyte
         **{"from": "2026-11-20", "to": "2026-11-20"},
     )
     titles = [m.value for m in at.markdown]
-    for title in ("GPU 노드별", "모델별", "동시 처리 중인 요청", "시간별 출력 속도", "오류 유형별 실패"):
+    for title in ("GPU 노드별", "모델별", "동시 처리 중인 요청", "출력 속도 추이", "오류 유형별 실패"):
         assert f"**{title}**" in titles
     columns = json.dumps(json.loads(at.dataframe[0].proto.columns), ensure_ascii=False)
     assert "출력 속도 p50" in columns and "TTFT p50" in columns

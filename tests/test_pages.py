@@ -148,6 +148,8 @@ def test_a_student_sees_how_the_nodes_served_their_own_requests_only(
         **{"from": "2026-11-19", "to": "2026-11-21"},
     )
     assert "p95 latency exceeds 3.0 s from the lowest level on." in [m.value for m in at.markdown]
+    assert at.info[0].value.startswith("Your own requests only")  # not the nodes' whole load
+    assert [h.value for h in at.main.header] == ["Nodes"]
     nodes = frame_with(at, "requests_share")
     assert list(nodes["node"]) == ["blackwell"] and list(nodes["requests"]) == [2]
     cache = frame_with(at, "cache_hit_rate")
