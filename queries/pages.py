@@ -10,6 +10,7 @@ import pandas as pd
 
 from queries.filters import Filters, InvalidFilter
 from queries.runner import Job, Reader
+from queries.serving import PROMPT_BANDS
 
 # key -> query; "totals_previous" is totals over the period before (the cards' deltas)
 OVERVIEW_QUERIES = {
@@ -54,7 +55,6 @@ NODES_INSIGHT = (
     "node_share_by_bucket",
     "routing",
 )
-PROMPT_BANDS = (500, 2000, 8000, 32000)  # prompt tokens: <500, 500-2k, 2k-8k, 8k-32k, >=32k
 STABLE_P95_MS = 3000.0  # the load table's stable concurrency: p95 latency at most this
 
 

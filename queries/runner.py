@@ -78,7 +78,8 @@ class Reader(Protocol):
 _REQUEST_VIEWS = re.compile(r"\b(?:FROM|JOIN)\s+(?:in_scope|selected|scoped|overlapping|requests)\b", re.I)
 # a read of the Nodes page's views (queries/serving.py)
 _SERVING_VIEWS = re.compile(
-    r"\b(?:flight_slots|failure_slots|serving_(?:perf|speed|levels|load|level_time|cache|quantiles))\b", re.I
+    r"\b(?:flight_slots|failure_slots|serving_(?:perf|speed|levels|load|level_time|cache|bands|quantiles))\b",
+    re.I,
 )
 _COMMENT = re.compile(r"--[^\n]*")
 Reads = Literal["all", "edges", "none"]
@@ -227,8 +228,10 @@ class StoreReader:
             if snap.last is None:
                 return
             stop = dt.datetime.combine(snap.last.date(), dt.time(), dt.UTC)
+            spans = serving.covered(stop - days * DAY, stop)
+            edges = serving.PROMPT_BANDS
             self._partials_of(
-                snap, self._partial_jobs(snap, serving.covered(stop - days * DAY, stop), self.zone), self.zone
+                snap, self._partial_jobs(snap, spans, self.zone, edges=edges), self.zone, edges=edges
             )
         except Exception:  # the page computes them itself, and says what fails
             log.warning("could not prepare the Nodes page's partials", exc_info=True)
@@ -274,9 +277,14 @@ class StoreReader:
                 log.warning("warming %s on the new snapshot failed", name, exc_info=True)
 
     def _query(self, snap: _Snapshot, name: str, filters: Filters, params: Mapping[str, Any]) -> pd.DataFrame:
+        """`params` are bound by name, but for `edges`, the edges of the prompt bands, which
+        the cursor holds as the variable `prompt_edges` (the Nodes page's partials are cut
+        by them: queries/serving.py)."""
         sql = load_sql(query_for(name, filters, snap.series_zone))
-        with self._cursor(snap, filters, days_read(sql, plan(filters, snap.series_zone))) as cur:
-            return cur.execute(sql, dict(params) or None).df()
+        bound = dict(params)
+        edges = tuple(bound.pop("edges", serving.PROMPT_BANDS))
+        with self._cursor(snap, filters, days_read(sql, plan(filters, snap.series_zone)), edges=edges) as cur:
+            return cur.execute(sql, bound or None).df()
 
     @contextmanager
     def cursor(self, filters: Filters | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
@@ -288,7 +296,12 @@ class StoreReader:
 
     @contextmanager
     def _cursor(
-        self, snap: _Snapshot, filters: Filters, reads: Reads = "all"
+        self,
+        snap: _Snapshot,
+        filters: Filters,
+        reads: Reads = "all",
+        *,
+        edges: tuple[int, ...] = serving.PROMPT_BANDS,
     ) -> Iterator[duckdb.DuckDBPyConnection]:
         """A cursor of its own (DuckDB runs one query at a time per cursor) with the
         filters and the day files of their window set; `reads` says which days' single
@@ -301,7 +314,7 @@ class StoreReader:
         partials = reads == "edges" and planned["nodes"]
         spans = serving.covered(filters.start, filters.end) if partials else []
         if spans:
-            tables = self._window_partials(snap, spans, filters.tz)
+            tables = self._window_partials(snap, spans, filters.tz, edges=edges)
             span = (spans[0][0], spans[-1][1])
         else:  # the raw spans are the whole range
             tables, span = serving.empty_tables(), (filters.end, filters.end)
@@ -332,6 +345,7 @@ class StoreReader:
                 cur.execute(f"SET VARIABLE {name}_files = $files", {"files": files})
             cur.execute("SET VARIABLE filters = $filters", {"filters": filters.variable()})
             cur.execute("SET VARIABLE plan = $plan", {"plan": planned})
+            cur.execute("SET VARIABLE prompt_edges = $edges", {"edges": list(edges)})
             cur.execute("SET VARIABLE whole = $whole", {"whole": {"start": span[0], "stop": span[1]}})
             yield cur
         finally:
@@ -369,30 +383,46 @@ class StoreReader:
         return found.rows if isinstance(found, snapshot.DayRollup) else None
 
     def _window_partials(
-        self, snap: _Snapshot, spans: list[tuple[dt.datetime, dt.datetime]], tz: str
+        self,
+        snap: _Snapshot,
+        spans: list[tuple[dt.datetime, dt.datetime]],
+        tz: str,
+        *,
+        edges: tuple[int, ...],
     ) -> dict[str, pa.Table]:
-        """The Nodes page's partials of `spans` (serving.covered) in zone `tz`, merged:
-        once for all the page's queries over the same spans."""
-        wanted = self._partial_jobs(snap, spans, tz)
+        """The Nodes page's partials of `spans` (serving.covered) in zone `tz` with the
+        prompt bands `edges`, merged: once for all the page's queries over the same spans."""
+        wanted = self._partial_jobs(snap, spans, tz, edges=edges)
         return self._merged_partials.get(
-            tuple(key for _, _, key in wanted), lambda: serving.merged(self._partials_of(snap, wanted, tz))
+            tuple(key for _, _, key in wanted),
+            lambda: serving.merged(self._partials_of(snap, wanted, tz, edges=edges)),
         )
 
     def _partial_jobs(
-        self, snap: _Snapshot, spans: list[tuple[dt.datetime, dt.datetime]], tz: str
+        self,
+        snap: _Snapshot,
+        spans: list[tuple[dt.datetime, dt.datetime]],
+        tz: str,
+        *,
+        edges: tuple[int, ...],
     ) -> list[tuple[dt.datetime, dt.datetime, Hashable]]:
         """Each span with what its partials depend on (their cache key): the span, the
-        zone, the day file and the one before."""
+        zone, the prompt bands' edges, the day file and the one before."""
         wanted: list[tuple[dt.datetime, dt.datetime, Hashable]] = []
         for start, end in spans:
             day = start.date()
             if day in snap.days or day - DAY in snap.days:  # else no request was in flight
                 fingerprints = (snap.fingerprints.get(day), snap.fingerprints.get(day - DAY))
-                wanted.append((start, end, (start, end, tz, fingerprints)))
+                wanted.append((start, end, (start, end, tz, edges, fingerprints)))
         return wanted
 
     def _partials_of(
-        self, snap: _Snapshot, wanted: list[tuple[dt.datetime, dt.datetime, Hashable]], tz: str
+        self,
+        snap: _Snapshot,
+        wanted: list[tuple[dt.datetime, dt.datetime, Hashable]],
+        tz: str,
+        *,
+        edges: tuple[int, ...],
     ) -> list[serving.Partials]:
         """The partials of each span: from the cache, else computed, one at a time: at
         10M requests a year, a day takes 0.1 GB of working memory, more in parallel, for
@@ -400,14 +430,14 @@ class StoreReader:
         return list(
             _partial_pool().map(
                 lambda job: self._partials.get(
-                    job[2], lambda: self._compute_partials(snap, job[0], job[1], tz)
+                    job[2], lambda: self._compute_partials(snap, job[0], job[1], tz, edges=edges)
                 ),
                 wanted,
             )
         )
 
     def _compute_partials(
-        self, snap: _Snapshot, start: dt.datetime, end: dt.datetime, tz: str
+        self, snap: _Snapshot, start: dt.datetime, end: dt.datetime, tz: str, *, edges: tuple[int, ...]
     ) -> serving.Partials:
         """The partials of [start, end), within one UTC day: the serving views over it as
         the range, over that day's requests and those of the day before, read from their
@@ -424,6 +454,7 @@ class StoreReader:
             cur.execute("SET VARIABLE window_files = $files", {"files": files})
             cur.execute("SET VARIABLE filters = $filters", {"filters": span.variable()})
             cur.execute("SET VARIABLE whole = $whole", {"whole": {"start": end, "stop": end}})
+            cur.execute("SET VARIABLE prompt_edges = $edges", {"edges": list(edges)})
             return serving.compute(cur)
         finally:
             cur.close()

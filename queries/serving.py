@@ -20,6 +20,8 @@ it) can be computed once and kept, as partials:
   their latency (the PARTS of queries/metrics.py, so that its measures read them);
 - `level_time`: per node and level in flight (capped alike), the microseconds spent at it;
 - `cache`: per local date, node and model, the requests, prompt and cached tokens;
+- `bands`: like `perf`, per node, model and prompt band (the band edges are set on the
+  cursor as the variable `prompt_edges`, and are part of the partials' cache key);
 - `failures`: failed requests per 15-minute slot, node and error class.
 
 They merge exactly: slots add up into any display bucket (every UTC offset in use is a
@@ -43,6 +45,7 @@ import pyarrow.compute as pc
 from queries.metrics import METRICS
 
 LEVEL_CAP = 64  # levels in flight above this are counted together
+PROMPT_BANDS = (500, 2000, 8000, 32000)  # prompt tokens: <500, 500-2k, 2k-8k, 8k-32k, >=32k
 DICTIONARY = ("node", "model_group", "measure", "error_class", "status")
 # the columns that add up when partials of several spans merge; the others are the keys
 ADDED_VALUES = ("n", "duration_sum", "us", "prompt_sum", "cached_sum")
@@ -100,6 +103,16 @@ PARTIAL_SCHEMAS: dict[str, pa.Schema] = {
             ("cached_sum", pa.int64()),
         ]
     ),
+    "bands": pa.schema(
+        [
+            ("node", pa.string()),
+            ("model_group", pa.string()),
+            ("band", pa.int32()),
+            ("measure", pa.string()),
+            ("bin", pa.int32()),
+            ("n", pa.int64()),
+        ]
+    ),
     "failures": pa.schema(
         [
             ("q15", pa.int64()),
@@ -133,6 +146,9 @@ PARTIAL_SQL: dict[str, str] = {
         SELECT (bucket_start AT TIME ZONE getvariable('filters').tz::VARCHAR)::DATE AS local_date,
                node, model_group, sum(n) AS n, sum(prompt_sum) AS prompt_sum, sum(cached_sum) AS cached_sum
         FROM serving_cache GROUP BY ALL""",
+    "bands": """
+        SELECT node, model_group, band, measure, hist_bin(value) AS bin, sum(n) AS n
+        FROM serving_bands GROUP BY ALL""",
     "failures": "SELECT q15, node, error_class, status, n FROM failure_slots",
 }
 
@@ -168,31 +184,45 @@ def _q(q: float) -> str:
 SERVING_VALUES = f"""
 CREATE VIEW serving_perf AS
 SELECT NULL::TIMESTAMPTZ AS bucket_start, p.node, p.model_group, NULL::INTEGER AS in_flight,
-       p.measure, hist_value(p.bin) AS value, p.n
+       NULL::INTEGER AS band, p.measure, hist_value(p.bin) AS value, p.n
 FROM window_perf p
 UNION ALL
-SELECT NULL, r.node, r.model_group, NULL, m.measure, {_value_of("r")}, 1
+SELECT NULL, r.node, r.model_group, NULL, NULL, m.measure, {_value_of("r")}, 1
 FROM scoped r CROSS JOIN {_MEASURE_ROWS}
 WHERE in_raw_span(r.start_time);
 
 CREATE VIEW serving_speed AS
 SELECT d.bucket_start, p.node, NULL::VARCHAR AS model_group, NULL::INTEGER AS in_flight,
-       p.measure, hist_value(p.bin) AS value, p.n
+       NULL::INTEGER AS band, p.measure, hist_value(p.bin) AS value, p.n
 FROM window_speed p
 LEFT JOIN (SELECT bucket::DATE AS local_date, min(bucket_start) AS bucket_start FROM buckets GROUP BY 1) d
     ON d.local_date = p.local_date
 UNION ALL
-SELECT b.bucket_start, r.node, NULL, NULL, m.measure, {_value_of("r")}, 1
+SELECT b.bucket_start, r.node, NULL, NULL, NULL, m.measure, {_value_of("r")}, 1
 FROM scoped r JOIN buckets b ON b.q15 = r.q15 CROSS JOIN {_MEASURE_ROWS}
 WHERE in_raw_span(r.start_time);
 
 CREATE VIEW serving_levels AS
 SELECT NULL::TIMESTAMPTZ AS bucket_start, l.node, l.model_group, l.in_flight,
-       l.measure, hist_value(l.bin) AS value, l.n
+       NULL::INTEGER AS band, l.measure, hist_value(l.bin) AS value, l.n
 FROM window_levels l
 UNION ALL
-SELECT NULL, r.node, r.model_group, r.in_flight, m.measure, {_value_of("r")}, 1
+SELECT NULL, r.node, r.model_group, r.in_flight, NULL, m.measure, {_value_of("r")}, 1
 FROM started r CROSS JOIN {_MEASURE_ROWS};
+
+-- band: how many of the edges `prompt_edges` the prompt reaches (0: below the first;
+-- a prompt of exactly an edge is in the band above it)
+CREATE MACRO prompt_band(prompt_tokens) AS
+    len(list_filter(getvariable('prompt_edges')::BIGINT[], lambda e: e <= prompt_tokens))::INTEGER;
+
+CREATE VIEW serving_bands AS
+SELECT NULL::TIMESTAMPTZ AS bucket_start, p.node, p.model_group, NULL::INTEGER AS in_flight,
+       p.band, p.measure, hist_value(p.bin) AS value, p.n
+FROM window_bands p
+UNION ALL
+SELECT NULL, r.node, r.model_group, NULL, prompt_band(r.prompt_tokens), m.measure, {_value_of("r")}, 1
+FROM scoped r CROSS JOIN {_MEASURE_ROWS}
+WHERE in_raw_span(r.start_time);
 """
 
 # The load table's sums (one row per request of the raw spans, as PARTS), the time each
@@ -229,7 +259,7 @@ FROM scoped r JOIN flight_segments l ON l.node = r.node AND l.moment = r.start_t
 WHERE in_raw_span(r.start_time);
 """
 
-_KEYS = ("bucket_start", "node", "model_group", "in_flight")
+_KEYS = ("bucket_start", "node", "model_group", "in_flight", "band")
 _PLACED = ",\n        ".join(
     f"(any_value(total) - 1) * {q} AS at_{_q(q)},\n"
     f"        min(value) FILTER (WHERE upto > floor((total - 1) * {q})) AS below_{_q(q)},\n"
@@ -244,18 +274,19 @@ _PIVOTED = ",\n    ".join(
     f"max(q_{_q(m.q)}) FILTER (WHERE measure = '{m.of}') AS {m.name}" for m in PERCENTILES if m.q is not None
 )
 SERVING_QUANTILES = f"""
--- serving_quantiles(kind, by_bucket, by_node, by_model, by_level): per group of the
--- view serving_<kind> (by display bucket, node, model and level in flight, as the
--- flags say; a key not grouped by is NULL), the requests and every percentile of
+-- serving_quantiles(kind, by_bucket, by_node, by_model, by_level, by_band := false): per
+-- group of the view serving_<kind> (by display bucket, node, model, level in flight and
+-- prompt band, as the flags say; a key not grouped by is NULL), the requests and every percentile of
 -- queries/metrics.py, each found among the values as quantile_cont finds it among
 -- requests (the value at its position, interpolated between the two around it)
-CREATE MACRO serving_quantiles(of_kind, by_bucket, by_node, by_model, by_level) AS TABLE
+CREATE MACRO serving_quantiles(of_kind, by_bucket, by_node, by_model, by_level, by_band := false) AS TABLE
 WITH counted AS (
     SELECT
         CASE WHEN by_bucket THEN bucket_start END AS bucket_start,
         CASE WHEN by_node THEN node::VARCHAR END AS node,
         CASE WHEN by_model THEN model_group::VARCHAR END AS model_group,
         CASE WHEN by_level THEN in_flight END AS in_flight,
+        CASE WHEN by_band THEN band END AS band,
         measure,
         value,
         sum(n) AS n
@@ -333,7 +364,7 @@ def _stored(schema: pa.Schema) -> pa.Schema:
 
 # counts per bin and sums: the same key of several days adds up (flight and failures are
 # per slot, and slots of different days never meet)
-_ADDED = ("perf", "speed", "levels", "load", "level_time", "cache")
+_ADDED = ("perf", "speed", "levels", "load", "level_time", "cache", "bands")
 
 
 def merged(days: list[Partials]) -> dict[str, pa.Table]:

@@ -244,7 +244,6 @@ EXAMPLE_PARAMS: dict[str, dict[str, Any]] = {
     "peers": {"own_keys": [], "named": False, "by": "requests"},
     "etl_health": {"now": dt.datetime(2026, 11, 22, tzinfo=dt.UTC)},
     "etl_runs": {"limit": 50},
-    "prompt_bands": {"edges": [500, 2000, 8000, 32000]},
     "load_table": {"stable_p95_ms": 3000.0},
 }
 
