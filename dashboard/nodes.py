@@ -89,7 +89,10 @@ def render(config: Config, reader: Reader, state: ViewState, *, own_only: bool =
     if status is None:
         return
     filters = reader.resolve(state.filters(dt.datetime.now(dt.UTC)))
-    data = pages.nodes(reader, filters)
+    settings = config.dashboard
+    data = pages.nodes(
+        reader, filters, prompt_bands=settings.prompt_bands, stable_p95_ms=settings.stable_p95_ms
+    )
     who = state.highlight
     mine: dict[str, pd.DataFrame] = {}
     if who is not None:
@@ -122,7 +125,7 @@ def render(config: Config, reader: Reader, state: ViewState, *, own_only: bool =
             x="in_flight",
         )
         st.plotly_chart(figure, key="saturation")
-    serving.load_table(data, pages.STABLE_P95_MS)
+    serving.load_table(data, settings.stable_p95_ms)
     left, right = st.columns(2)
     with left, st.container(border=True):
         st.markdown(f"**{t('nodes.speed')}**")

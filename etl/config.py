@@ -82,6 +82,10 @@ class DashboardSettings:
     stale_after_minutes: float = 30.0  # warn when the last good ETL run is older
     peers: Literal["anonymous", "named", "hidden"] = "anonymous"  # what students see of others
     language: Language = "en"  # the page's language until a person picks another
+    # the Nodes page's prompt-length bands (their edges, prompt tokens) and the p95 latency
+    # up to which a level of concurrency counts as stable
+    prompt_bands: tuple[int, ...] = (500, 2000, 8000, 32000)
+    stable_p95_ms: float = 3000.0
 
 
 @dataclass(frozen=True)
@@ -236,7 +240,11 @@ def _noise(table: Any, env: Mapping[str, str]) -> NoiseRules:
 
 def _dashboard(table: Any, env: Mapping[str, str]) -> DashboardSettings:
     table = _table(table, "dashboard")
-    _reject_unknown(table, {"timezone", "stale_after_minutes", "peers", "language"}, "dashboard.")
+    _reject_unknown(
+        table,
+        {"timezone", "stale_after_minutes", "peers", "language", "prompt_bands", "stable_p95_ms"},
+        "dashboard.",
+    )
     timezone = env.get("USAGE_TIMEZONE") or table.get("timezone", DEFAULT_TIMEZONE)
     try:
         ZoneInfo(timezone)
@@ -251,7 +259,26 @@ def _dashboard(table: Any, env: Mapping[str, str]) -> DashboardSettings:
     language = env.get("USAGE_LANGUAGE") or table.get("language", "en")
     if language not in LANGUAGES:
         raise ConfigError(f'dashboard.language must be "en" or "ko", not {language!r}')
-    return DashboardSettings(timezone=timezone, stale_after_minutes=stale, peers=peers, language=language)
+    bands = table.get("prompt_bands", list(DashboardSettings.prompt_bands))
+    if (
+        not isinstance(bands, list)
+        or not bands
+        or any(isinstance(b, bool) or not isinstance(b, int) or b <= 0 for b in bands)
+        or bands != sorted(set(bands))
+    ):
+        raise ConfigError(
+            "dashboard.prompt_bands must be prompt-token edges going up, such as [500, 2000, 8000], "
+            f"not {bands!r}"
+        )
+    target = _number(table.get("stable_p95_ms", 3000.0), "dashboard.stable_p95_ms", minimum=1)
+    return DashboardSettings(
+        timezone=timezone,
+        stale_after_minutes=stale,
+        peers=peers,
+        language=language,
+        prompt_bands=tuple(bands),
+        stable_p95_ms=target,
+    )
 
 
 def _node(i: int, table: Any) -> NodeRule:

@@ -329,6 +329,9 @@ def test_failed_runs_are_recorded_and_leave_the_bookmark(litellm: LiteLLMDatabas
         ("[[nodes]]\nname = 'x'\n", "needs api_base or model_id"),
         ("[sourse]\n", "unknown setting sourse"),
         ("not toml at all [", "not valid TOML"),
+        ("[dashboard]\nprompt_bands = [2000, 500]\n", "prompt_bands must be prompt-token edges going up"),
+        ("[dashboard]\nprompt_bands = ['500']\n", "prompt_bands must be"),
+        ("[dashboard]\nstable_p95_ms = 0\n", "stable_p95_ms must be a number of at least 1"),
     ],
 )
 def test_configuration_errors_say_what_is_wrong(tmp_path: Path, text: str, message: str) -> None:
@@ -336,6 +339,14 @@ def test_configuration_errors_say_what_is_wrong(tmp_path: Path, text: str, messa
     path.write_text(text, encoding="utf-8")
     with pytest.raises(ConfigError, match=message):
         load_config(path, env={})
+
+
+def test_the_nodes_pages_settings_come_from_the_configuration(tmp_path: Path) -> None:
+    path = tmp_path / "usage.toml"
+    path.write_text("[dashboard]\nprompt_bands = [1000, 4000]\nstable_p95_ms = 20000\n", encoding="utf-8")
+    settings = load_config(path, env={}).dashboard
+    assert (settings.prompt_bands, settings.stable_p95_ms) == ((1000, 4000), 20000.0)
+    assert load_config(None, env={}).dashboard.prompt_bands == (500, 2000, 8000, 32000)
 
 
 def test_a_long_load_reports_progress(
