@@ -4,11 +4,15 @@ tests/known_store.py, whose every row is known."""
 
 from __future__ import annotations
 
+import datetime as dt
 import math
+from pathlib import Path
 
 import pandas as pd
 import pytest
 
+from etl.config import Config
+from etl.run import ingest_rows
 from queries.filters import Filters
 from queries.runner import StoreReader
 from tests import known_store
@@ -54,19 +58,20 @@ def test_a_students_routing_is_their_own(reader: StoreReader) -> None:
 
 
 def test_each_nodes_share_per_bucket(reader: StoreReader) -> None:
-    """Seoul's Nov 21 by the hour: b1 at 00:30 on the Blackwell, c1 (failed) at 08:30
-    with no node, d1 at 10:00 on the L40; every other hour is a gap for every node."""
+    """Seoul's Nov 21 by the hour: b1 at 00:30 on the Blackwell, d1 at 10:00 on the L40;
+    c1 failed at 08:30 before reaching a node, so it is no node's share; every other hour
+    is a gap for every node."""
     rows = reader.run("node_share_by_bucket", KST_NOV_21)
-    assert set(rows["node"]) == {"blackwell", "l40-a", "unknown"}
-    assert len(rows) == 24 * 3  # every hour for every node
+    assert set(rows["node"]) == {"blackwell", "l40-a"}
+    assert len(rows) == 24 * 2  # every hour for every node
     hours = {(row["bucket"].hour, row["node"]): row for _, row in rows.iterrows()}
     assert hours[(0, "blackwell")]["requests"] == 1 and hours[(0, "blackwell")]["requests_share"] == 1.0
-    assert not hours[(0, "blackwell")]["troubled"] and hours[(8, "unknown")]["troubled"]  # all failed
+    assert not rows["troubled"].any()  # no failure on a node
     assert hours[(0, "l40-a")]["requests"] == 0 and hours[(0, "l40-a")]["requests_share"] == 0.0
-    assert hours[(8, "unknown")]["failures"] == 1 and hours[(8, "unknown")]["requests_share"] == 1.0
+    assert math.isnan(hours[(8, "l40-a")]["requests_share"])  # c1's hour: no node had a request
     assert hours[(10, "l40-a")]["requests"] == 1 and hours[(10, "l40-a")]["failures"] == 0
     assert math.isnan(hours[(5, "blackwell")]["requests_share"])  # no request at all: a gap
-    assert rows["requests"].sum() == 3 and rows["failures"].sum() == 1
+    assert rows["requests"].sum() == 2 and rows["failures"].sum() == 0
 
 
 def test_whole_days_come_from_the_partials_with_the_same_counts(reader: StoreReader) -> None:
@@ -80,6 +85,50 @@ def test_whole_days_come_from_the_partials_with_the_same_counts(reader: StoreRea
     )
     rows = reader.run("node_share_by_bucket", days)
     per_day = rows.groupby(rows["bucket"].dt.day)["requests"].sum().to_dict()
-    assert per_day == {19: 1, 20: 1, 21: 3}
+    assert per_day == {19: 1, 20: 1, 21: 2}  # c1 reached no node
     nov_21 = rows[rows["bucket"].dt.day == 21].set_index("node")
-    assert nov_21.loc["blackwell", "requests_share"] == pytest.approx(1 / 3)
+    assert nov_21.loc["blackwell", "requests_share"] == pytest.approx(1 / 2)
+
+
+def test_a_node_going_down_is_marked_where_its_failures_stand_out(tmp_path: Path) -> None:
+    """Six of eight requests failing on one node in an hour mark it; one failure among
+    many, or a single failure in a quiet hour, does not."""
+    start = dt.datetime(2026, 11, 20, 1, 0)
+    rows = [
+        known_store.request(
+            "failure_after_routing",
+            "alice",
+            start + dt.timedelta(minutes=i),
+            request_id=f"f{i}",
+            duration_ms=50,
+        )
+        for i in range(6)
+    ]
+    rows += [
+        known_store.request(
+            "llamacpp_non_streamed",
+            "bob",
+            start + dt.timedelta(minutes=i),
+            request_id=f"s{i}",
+            duration_ms=900,
+        )
+        for i in range(2)
+    ]
+    store = tmp_path / "store"
+    ingest_rows(Config(store=store, nodes=known_store.NODES), rows)
+    hour = Filters(
+        start=dt.datetime(2026, 11, 20, 0, 0, tzinfo=dt.UTC),
+        end=dt.datetime(2026, 11, 20, 3, 0, tzinfo=dt.UTC),
+        tz="UTC",
+    )
+    shares = StoreReader(store).run("node_share_by_bucket", hour)
+    marked = shares[shares["troubled"]]
+    assert [
+        (b.hour, n, f) for b, n, f in zip(marked["bucket"], marked["node"], marked["failures"], strict=True)
+    ] == [(1, failed_node(store), 6)]
+
+
+def failed_node(store: Path) -> str:
+    """The node LiteLLM's failure row of the samples was routed to."""
+    frame = pd.read_parquet(store / "requests")
+    return str(frame.loc[frame["status"] == "failure", "node"].iloc[0])
