@@ -408,6 +408,7 @@ EN: dict[str, str] = {
     "col.cache_hit_rate": "Cache hit rate",
     "col.note": "Note",
     "axis.cache_hit_rate": "Cache hit rate",
+    "col.node_model": "Node · model",
     "col.band": "Prompt length",
     "axis.band": "Prompt length (tokens)",
     "col.in_flight": "In flight",
@@ -428,9 +429,9 @@ EN: dict[str, str] = {
         " tokens over the nodes that report them; a bucket without prompts is a gap."
     ),
     "serving.cache.left_out": "Not in the chart, reporting no cached tokens: {models}",
-    "serving.cache.not_reported": "no cached tokens reported",
+    "serving.cache.not_reported": "none reported",
     "serving.cache.not_reported_short": "not reported",
-    "serving.cache.uncached_repeats": "repeated long prompts, no cache hit",
+    "serving.cache.uncached_repeats": "repeated prompts, no hit",
     "serving.cache.flagged": (
         "Some models received repeated long prompts (one key, 10 or more requests averaging 1,000+ "
         "prompt tokens) yet reported no cached token. Either prefix caching is off for them, or "

@@ -285,8 +285,8 @@ KO: dict[str, str] = {
     "col.output_tps_p50": "출력 속도 p50",
     "col.output_tps_p95": "출력 속도 p95",
     "col.speed_too_short": "너무 짧음",
-    "col.latency_p50_ms": "지연 시간 p50",
-    "col.latency_p95_ms": "지연 시간 p95",
+    "col.latency_p50_ms": "지연 p50",
+    "col.latency_p95_ms": "지연 p95",
     "col.prompt_p50": "프롬프트 p50",
     "col.prompt_p95": "프롬프트 p95",
     # download
@@ -367,6 +367,7 @@ KO: dict[str, str] = {
     "col.cache_hit_rate": "캐시 적중률",
     "col.note": "비고",
     "axis.cache_hit_rate": "캐시 적중률",
+    "col.node_model": "노드 · 모델",
     "col.band": "프롬프트 길이",
     "axis.band": "프롬프트 길이 (토큰)",
     "col.in_flight": "동시 요청",
@@ -387,9 +388,9 @@ KO: dict[str, str] = {
         "보고하는 노드의 토큰을 모델별로 합칩니다. 프롬프트가 없는 구간은 비워 둡니다."
     ),
     "serving.cache.left_out": "캐시된 토큰을 보고하지 않아 차트에서 뺀 모델: {models}",
-    "serving.cache.not_reported": "캐시된 토큰 보고 없음",
+    "serving.cache.not_reported": "보고 없음",
     "serving.cache.not_reported_short": "보고 없음",
-    "serving.cache.uncached_repeats": "반복되는 긴 프롬프트, 캐시 적중 없음",
+    "serving.cache.uncached_repeats": "반복 프롬프트, 적중 없음",
     "serving.cache.flagged": (
         "일부 모델은 반복되는 긴 프롬프트(한 키가 평균 1,000 토큰 이상으로 10회"
         " 이상 요청)를 받았지만 캐시된 토큰을 보고하지 않았습니다. 프리픽스 캐싱이 "

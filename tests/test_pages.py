@@ -113,9 +113,14 @@ def test_the_nodes_page_shows_serving_insight(node_store: Path, monkeypatch: pyt
     )
     cache = frame_with(at, "cache_hit_rate")
     assert cache["cache_hit_rate"].isna().all()
-    assert set(cache["note"]) == {"no cached tokens reported"}
+    assert set(cache["note"]) == {"none reported"}
     bands = frame_with(at, "band")
     assert list(bands["band"]) == ["<500", "500-2k", "2k-8k"]
+    assert list(bands["pair"]) == [
+        "blackwell · gpt-oss-120b",
+        "l40-a · qwen3-coder-30b",
+        "l40-a · qwen3-coder-30b",
+    ]
     assert list(bands["requests"]) == [1, 2, 3]
     markdown = [m.value for m in at.markdown]
     assert "Stable up to **1** requests in flight (p95 latency within 3.0 s)." in markdown
