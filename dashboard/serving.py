@@ -124,6 +124,7 @@ LOAD_COLUMNS = (
     "latency_avg_ms",
     "latency_p50_ms",
     "latency_p95_ms",
+    "ttft_p95_ms",
     "failure_rate",
     "requests_per_s",
     "stable",
@@ -167,6 +168,7 @@ def load_table(data: dict[str, pd.DataFrame], target_ms: float) -> None:
             "latency_avg_ms": fmt.duration_ms,
             "latency_p50_ms": fmt.duration_ms,
             "latency_p95_ms": fmt.duration_ms,
+            "ttft_p95_ms": fmt.duration_ms,
             "failure_rate": fmt.percent,
             "requests_per_s": _per_second,
         }

@@ -4,6 +4,8 @@
 -- means 64 or more; a node+model row's level is its node's, all models counted).
 --   requests, failures, failure_rate, latency_avg_ms, latency_p50_ms, latency_p95_ms:
 --     the metrics of queries/metrics.py over the requests that started at that level;
+--   ttft_p95_ms: p95 time to first token of the streamed ones (NULL: none streamed): what
+--     a streaming client waits for, where latency also grows with the answer's length;
 --   seconds_at_level: the seconds of the range the node spent with exactly that many
 --     requests in flight (a request begun before the range counts for its part inside);
 --   requests_per_s: requests / seconds_at_level: the requests that brought the node to
@@ -27,10 +29,10 @@ WITH counts AS (
     GROUP BY GROUPING SETS ((r.node, r.in_flight), (r.node, r.model_group, r.in_flight))
 ),
 quantiles AS (
-    SELECT node, NULL::VARCHAR AS model, in_flight, latency_p50_ms, latency_p95_ms
+    SELECT node, NULL::VARCHAR AS model, in_flight, latency_p50_ms, latency_p95_ms, ttft_p95_ms
     FROM serving_quantiles('levels', false, true, false, true)
     UNION ALL
-    SELECT node, model_group, in_flight, latency_p50_ms, latency_p95_ms
+    SELECT node, model_group, in_flight, latency_p50_ms, latency_p95_ms, ttft_p95_ms
     FROM serving_quantiles('levels', false, true, true, true)
 ),
 at_level AS (
@@ -50,6 +52,7 @@ rows AS (
         c.latency_avg_ms,
         q.latency_p50_ms,
         q.latency_p95_ms,
+        q.ttft_p95_ms,
         t.seconds_at_level,
         c.requests / NULLIF(t.seconds_at_level, 0) AS requests_per_s,
         -- the lowest level of the group where p95 is over the target (NULL: none)
@@ -82,6 +85,7 @@ SELECT
     latency_avg_ms,
     latency_p50_ms,
     latency_p95_ms,
+    ttft_p95_ms,
     seconds_at_level,
     requests_per_s,
     stable_level,

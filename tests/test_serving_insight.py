@@ -168,6 +168,10 @@ def test_the_load_table_per_level_in_flight(reader: StoreReader) -> None:
     blackwell = [r for (node, model, _), r in rows.items() if node == "blackwell" and missing(model)]
     assert [r["in_flight"] for r in blackwell] == [1, 2]
     assert all(missing(r["stable_level"]) and not r["stable"] for r in blackwell)
+    # what a streaming client waits for: a1, a3, a4 (200, 400, 500 ms) at 1, a2 (300) at 2;
+    # bob's requests were not streamed, so their levels have none
+    assert [r["ttft_p95_ms"] for r in blackwell] == pytest.approx([490, 300])
+    assert all(missing(l40a[n]["ttft_p95_ms"]) for n in (1, 2, 3))
     relaxed = pages.nodes(reader, RANGE, stable_p95_ms=5000)["load_table"]
     assert relaxed.loc[relaxed["node"].eq("blackwell"), "stable_level"].tolist() == [2, 2, 2, 2]
 
