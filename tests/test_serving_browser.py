@@ -1,0 +1,130 @@
+"""Issue 18's serving insight on the Nodes page, in a real browser, in English and Korean:
+the load table, the prompt bands, prefix caching and routing, their charts drawn and
+their values as tests/test_serving_insight.py computed them by hand for its store (alice
+on the Blackwell, streamed, 40 % of her prompt tokens cached; bob on the L40s, never a
+cached token reported)."""
+
+from __future__ import annotations
+
+import urllib.parse
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dashboard.strings import EN, Language
+from dashboard.strings_ko import KO
+from etl.config import Config
+from etl.run import ingest_rows
+from tests.browser import ARTIFACTS, chromium, sign_in_as_administrator, store_server, wait_until_rendered
+from tests.known_store import NODES
+from tests.test_serving_insight import ROWS
+
+PASSWORD = "correct horse battery staple"
+TEXTS: dict[Language, dict[str, str]] = {"en": EN, "ko": KO}
+# the requests' Seoul day (10:00-12:00 UTC is 19:00-21:00 in Seoul)
+VIEW = {"range": "custom", "from": "2026-11-20", "to": "2026-11-20"}
+NODES_CHARTS = 8  # concurrency, saturation, speed, ttft, bands, prefix cache, shares, failures
+# the new charts, by their keys (dashboard/serving.py)
+INSIGHT_CHARTS = ("prompt_bands", "prefix_cache", "node_shares")
+
+# Every table: headers and rows, from the accessible table glide keeps beside its canvas
+# (it holds the values, not the text the canvas draws: 3800 where the cell reads 3.8 s).
+TABLES = """() => [...document.querySelectorAll("[data-testid='stDataFrame'] table[aria-colcount]")]
+  .map(table => ({
+    headers: [...table.querySelectorAll('thead th')].map(th => th.textContent.trim()),
+    rows: [...table.querySelectorAll('tbody tr')]
+      .map(tr => [...tr.querySelectorAll('td')].map(td => td.textContent.trim())),
+  }))"""
+
+# the stable-concurrency sentence as each language writes its target (format.py)
+STABLE: dict[Language, str] = {"en": "exceeds 3.0 s", "ko": "3.0초"}
+
+
+@pytest.fixture(scope="module")
+def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    store = tmp_path_factory.mktemp("serving-browser") / "store"
+    ingest_rows(Config(store=store, nodes=NODES), ROWS)
+    with store_server(store, PASSWORD) as url:
+        yield url
+
+
+def tables(page: Any) -> list[dict[str, Any]]:
+    frames = page.locator("[data-testid='stDataFrame']")
+    for index in range(frames.count()):
+        frames.nth(index).scroll_into_view_if_needed()
+        frames.nth(index).locator("table[aria-colcount] tbody tr").first.wait_for(state="attached")
+    found: list[dict[str, Any]] = page.evaluate(TABLES)
+    return found
+
+
+def table_with(found: list[dict[str, Any]], header: str) -> dict[str, Any]:
+    return next(table for table in found if header in table["headers"])
+
+
+def column(table: dict[str, Any], header: str) -> list[str]:
+    index = table["headers"].index(header)
+    return [row[index] for row in table["rows"]]
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_the_nodes_page_shows_how_the_nodes_serve(app_url: str, lang: Language, tmp_path: Path) -> None:
+    texts = TEXTS[lang]
+    with chromium(viewport={"width": 1440, "height": 2400}) as page:
+        try:
+            page.goto(f"{app_url}/?{urllib.parse.urlencode({**VIEW, 'lang': lang})}")
+            sign_in_as_administrator(page, PASSWORD, texts)
+            page.locator("[data-testid='stSidebarNav'] a", has_text=texts["page.nodes"]).click()
+            page.wait_for_function("() => location.pathname === '/nodes'", timeout=60_000)
+            wait_until_rendered(page, charts=NODES_CHARTS)
+            for title in ("serving.load", "serving.bands", "serving.cache", "serving.routing"):
+                assert page.get_by_text(texts[title], exact=True).count() == 1, (lang, title)
+            for key in INSIGHT_CHARTS:
+                chart = page.locator(f".st-key-{key} .js-plotly-plot")
+                assert chart.count() == 1 and chart.locator("g.trace").count() >= 1, (lang, key)
+            found = tables(page)
+            load = table_with(found, texts["col.in_flight"])  # the Blackwell, the first node
+            assert column(load, texts["col.in_flight"]) == ["1", "2"]
+            assert column(load, texts["col.requests"]) == ["3", "1"]  # a1, a3, a4; a2 beside a1
+            assert float(column(load, texts["col.latency_p95_ms"])[0]) == pytest.approx(3800)
+            assert float(column(load, texts["col.ttft_p95_ms"])[0]) == pytest.approx(490)
+            assert set(column(load, texts["col.stable"])) == {texts["serving.load.over"]}
+            assert page.get_by_text(STABLE[lang]).count() >= 1, lang
+            cache = table_with(found, texts["col.cache_hit_rate"])
+            rates = dict(
+                zip(
+                    column(cache, texts["col.node_model"]),
+                    column(cache, texts["col.cache_hit_rate"]),
+                    strict=True,
+                )
+            )
+            assert float(rates["blackwell · gpt-oss-120b"]) == pytest.approx(2000 / 4998)
+            assert rates["l40-a · qwen3-coder-30b"] == ""  # no rate, never 0 %: "not reported"
+            notes = dict(
+                zip(column(cache, texts["col.node_model"]), column(cache, texts["col.note"]), strict=True)
+            )
+            assert notes["l40-a · qwen3-coder-30b"] == texts["serving.cache.not_reported"]
+            # ten 1,200-token prompts from one key, no cached token: flagged
+            assert notes["l40-b:8080 · qwen3-coder-30b"] == texts["serving.cache.uncached_repeats"]
+            bands = table_with(found, texts["col.band"])
+            assert set(column(bands, texts["col.band"])) == {"<500", "500-2k", "2k-8k"}
+            routed = table_with(found, texts["col.fallback_requests"])
+            assert column(routed, texts["col.routing_known"]) == column(routed, texts["col.requests"])
+            assert set(column(routed, texts["col.fallback_requests"])) == {"0"}
+            overhead = table_with(found, texts["col.overhead_p50_ms"])  # LiteLLM times non-streamed only
+            assert dict(
+                zip(
+                    column(overhead, texts["col.node"]),
+                    column(overhead, texts["col.overhead_p50_ms"]),
+                    strict=True,
+                )
+            ) == {
+                "l40-b:8080": "20.1492",
+                "blackwell": "",
+                "l40-a": "20.1492",
+            }
+        except BaseException:
+            ARTIFACTS.mkdir(exist_ok=True)
+            page.screenshot(path=str(ARTIFACTS / f"serving-{lang}-failure.png"), full_page=True)
+            raise
