@@ -52,12 +52,8 @@ def prefix_cache(data: dict[str, pd.DataFrame], span: Span | None) -> None:
             "cached_tokens": fmt.count,
             "cache_hit_rate": fmt.percent,
         }
-        shown = tables.styled(table[list(columns)], formats).format(
-            _rate,
-            subset=["cache_hit_rate"],
-            na_rep=t("serving.cache.not_reported_short"),
-        )
-        tables.show(shown, columns)
+        # a pair without a rate shows the table's dash; its note says why ("none reported")
+        tables.show(tables.styled(table[list(columns)], formats), columns)
         if pairs["uncached_repeats"].any():
             st.warning(t("serving.cache.flagged"))
         unreported = sorted({str(m) for m in pairs.loc[~pairs["cache_reported"], "model"]})
@@ -181,10 +177,6 @@ def load_table(data: dict[str, pd.DataFrame], target_ms: float) -> None:
             key="download_load_table",
             on_click="ignore",
         )
-
-
-def _rate(value: Any) -> str:
-    return fmt.percent(value)
 
 
 def _per_second(value: Any) -> str:

@@ -42,7 +42,7 @@ SHOTS = (
     Shot("overview-light", "light", f"/?{VIEW}"),
     Shot("overview-dark", "dark", f"/?{VIEW}&highlight=junho.lee"),
     Shot("overview-korean", "light", f"/?{VIEW}&lang=ko", lang="ko"),
-    Shot("nodes", "light", f"/?{VIEW}", page="page.nodes", charts=5, height=1900),
+    Shot("nodes", "light", f"/?{VIEW}", page="page.nodes", charts=8, height=5300),
     Shot("student", "light", f"/?{VIEW}", student=True, charts=4, height=2300),
 )
 
@@ -69,7 +69,9 @@ def main() -> None:
                     wait_until_rendered(page)
                     page.locator("[data-testid='stSidebarNav'] a", has_text=text[shot.page]).click()
                 wait_until_rendered(page, charts=shot.charts)
-                page.wait_for_timeout(1500)
+                page.wait_for_timeout(
+                    4000
+                )  # the sidebar's widgets catch up with the view after a page change
                 page.screenshot(path=str(DOCS / f"{shot.name}.png"))
                 print(f"wrote docs/{shot.name}.png")
 
