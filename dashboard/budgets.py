@@ -149,7 +149,10 @@ def render(config: Config, reader: Reader, tz: str) -> None:
         table, STANDING, columns, formats, lambda styler: styler.apply(lambda _: colours, subset=["level"])
     )
     st.caption(t("budgets.pace_note"))
-    _table(table, PACE, columns, formats)
+    # a run-out after the reset never comes (the reset comes first): no date, as the
+    # forecast beside it says it lasts
+    comes = table["budget_reset_at"].isna() | (table["runs_out_at"] < table["budget_reset_at"])
+    _table(table.assign(runs_out_at=table["runs_out_at"].where(comes)), PACE, columns, formats)
     limits = pages.limits(reader)
     if not limits.empty:
         st.markdown(f"**{t('limits.title')}**")

@@ -38,7 +38,7 @@ KIND_COLORS = {
 }
 KINDS = tuple(KIND_COLORS)
 PROMPT_AREAS = (("cached_tokens", "series.cached"), ("uncached_prompt_tokens", "series.uncached"))
-DIMMED = 0.28  # opacity of everything but the highlighted user
+DIMMED = 0.4  # opacity of everything but the highlighted user (0.28 was about 1.5:1 on dark)
 HEIGHT = 320
 BAR_ROW, SHARE_FRAME = 34, 90  # a category's row and the rest of a bar chart, in pixels
 USER_ROW, USER_FRAME = 30, 60  # the users' bars: a row per person, and the margins
@@ -514,7 +514,7 @@ def client_matrix(
         "z": grid.to_numpy(),
         "x": list(grid.columns),
         "y": list(grid.index),
-        "colorscale": [[0, "rgba(91,141,239,0.05)"], [1, BASE]],
+        "colorscale": [[0, "rgba(91,141,239,0.15)"], [1, BASE]],  # a few requests still show
         "showscale": True,
         "colorbar": {
             "title": {"text": t("measure.requests")},

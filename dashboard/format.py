@@ -62,8 +62,9 @@ def _compact_ko(value: float) -> str:
 
 
 def usd(value: float) -> str:
-    """$3.40; amounts under a dollar keep three significant digits ($0.0203) but no zeros
-    past the cents ($0.40 and $0.065, not $0.400 and $0.0650); large ones shorten."""
+    """$3.40 and $0.88: cents from ten cents up ($0.878 beside $0.68 read as two kinds of
+    money); below, three significant digits ($0.0203) but no zeros past the cents ($0.065,
+    not $0.0650); large amounts shorten."""
     # an amount's $ is followed by a digit or a sign: Streamlit never reads that as math
     return Markdown(_usd(value))
 
@@ -73,7 +74,7 @@ def _usd(value: float) -> str:
         return "—"
     if abs(value) >= 10_000:
         return "$" + compact(value)
-    if value == 0 or abs(value) >= 1:
+    if value == 0 or abs(value) >= 0.1:
         return f"${value:,.2f}"
     digits = max(2, 1 - math.floor(math.log10(abs(value))) + 1)
     whole, decimals = f"{value:.{digits}f}".split(".")

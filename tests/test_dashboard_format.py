@@ -41,6 +41,8 @@ def test_compact(value: float, text: str) -> None:
         (0.0202566, "$0.0203"),
         (0.00025662, "$0.000257"),
         (0.4, "$0.40"),  # no zeros past the cents: not $0.400
+        (0.878, "$0.88"),  # cents from ten cents up, as $0.68 beside it
+        (0.0999, "$0.0999"),
         (0.065, "$0.065"),
         (0.02, "$0.02"),
         (1234.5, "$1,234.50"),
