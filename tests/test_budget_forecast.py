@@ -244,7 +244,7 @@ def test_the_budgets_page_puts_the_soonest_run_out_first_with_its_pace(
     keys = ["nobody-laptop", "idler-laptop", "spender-laptop", "overdue-laptop", "laster-laptop"]
     assert [statuses[k] for k in keys] == expected
     # the laster's pace would run out on Jan 19, after its reset on Dec 12: no date shown
-    assert pd.isna(pace.set_index("key_alias").loc["laster-laptop", "runs_out_at"])
+    assert pace.set_index("key_alias")["runs_out_at"].isna()["laster-laptop"]
     # a person's own budget across keys: the runner's lasts until Dec 31
     assert list(people["user_id"]) == ["runner"]
     assert people["user_forecast"].iloc[0] == {"en": "lasts until the reset", "ko": "초기화까지 충분"}[lang]
