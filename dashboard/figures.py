@@ -23,7 +23,8 @@ import plotly.graph_objects as go
 from dashboard import format as fmt
 from dashboard.memo import shared
 from dashboard.strings import plain, t
-from dashboard.untrusted import html, label
+from dashboard.untrusted import html
+from dashboard.untrusted import label as _label
 from queries.metrics import Unit
 
 ACCENT = "#7C5CFF"
@@ -43,6 +44,17 @@ HEIGHT = 320
 BAR_ROW, SHARE_FRAME = 34, 90  # a category's row and the rest of a bar chart, in pixels
 USER_ROW, USER_FRAME = 30, 60  # the users' bars: a row per person, and the margins
 MATRIX_ROW, MATRIX_FRAME = 30, 120  # the users-by-clients grid: a row each, and room for its scale
+
+
+# what the store writes for a request with no node, client or model (docs/store.md): a
+# word of the page, translated, not a name from the data
+UNKNOWN = {"unknown": "value.unknown", "unknown-model": "value.unknown_model"}
+
+
+def label(text: object) -> str:
+    """A category's label in a chart: the page's word for an unknown, else the name,
+    short and escaped for Plotly."""
+    return t(UNKNOWN[text]) if isinstance(text, str) and text in UNKNOWN else _label(text)
 
 
 def _figure(

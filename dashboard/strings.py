@@ -420,6 +420,8 @@ EN: dict[str, str] = {
         "Your own requests only: how the nodes served you. Requests in flight, shares and the load "
         "table count your requests, not everyone's."
     ),
+    "value.unknown": "unknown",
+    "value.unknown_model": "unknown model",
     "serving.none": "No requests in this range.",
     "serving.cache": "Prefix caching per node and model",
     "serving.cache.help": (

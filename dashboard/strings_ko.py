@@ -379,6 +379,8 @@ KO: dict[str, str] = {
         "내 요청만 보여 줍니다: 노드가 나를 어떻게 처리했는지입니다. 동시 요청, "
         "비율, 부하 표는 모두의 요청이 아니라 내 요청만 셉니다."
     ),
+    "value.unknown": "알 수 없음",
+    "value.unknown_model": "알 수 없는 모델",
     "serving.none": "이 기간에 요청이 없습니다.",
     "serving.cache": "노드·모델별 프리픽스 캐싱",
     "serving.cache.help": (

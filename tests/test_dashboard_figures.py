@@ -239,6 +239,26 @@ def test_failures_stack_by_error_class() -> None:
     assert figures.failures_over_time(frame.iloc[0:0]).layout.annotations
 
 
+def test_the_stores_unknown_is_a_word_of_the_page_in_each_language() -> None:
+    """A request with no node or model: LiteLLM's "unknown-model", the store's "unknown";
+    the Korean page wrote them in English."""
+    frame = pd.DataFrame(
+        {
+            "band": ["<500", "<500"],
+            "model": ["unknown-model", "gpt-oss-120b"],
+            "node": ["unknown", "blackwell"],
+            "ttft_p50_ms": [20.0, 200.0],
+        }
+    )
+    english = traces(figures.node_lines(frame, "ttft_p50_ms", "TTFT", x="band"))
+    with use_language("ko"):
+        korean = traces(figures.node_lines(frame, "ttft_p50_ms", "TTFT", x="band"))
+        models = traces(figures.node_lines(frame, "ttft_p50_ms", "TTFT", x="band", series="model"))
+    assert [t.name for t in english] == ["blackwell", "unknown"]
+    assert [t.name for t in korean] == ["blackwell", "알 수 없음"]
+    assert [t.name for t in models] == ["gpt-oss-120b", "알 수 없는 모델"]
+
+
 def test_in_korean_the_names_hover_texts_and_date_axes_are_korean(
     data: dict[str, pd.DataFrame], bob: dict[str, pd.DataFrame]
 ) -> None:
