@@ -146,7 +146,7 @@ def test_per_user_model_node_and_client(priced: StoreReader) -> None:
     assert by_user.loc["bob", "api_cost_usd"] == pytest.approx(BOB_9, rel=1e-12)
     assert by_user.loc["carol", "api_cost_usd"] == 0  # a failure: priced, and free
     assert by_user.loc["dave", "api_cost_usd"] == 0  # the same before routing, with no model
-    assert pd.isna(by_user.loc["erin", "api_cost_usd"])  # her failure was of the unpriced model
+    assert by_user["api_cost_usd"].isna()["erin"]  # her failure was of the unpriced model
     assert list(by_user["requests"]) == [2, 2, 1, 1, 1]
     assert list(by_user["priced_requests"]) == [2, 1, 1, 1, 0]
     assert list(by_user["unpriced_requests"]) == [0, 1, 0, 0, 1]
