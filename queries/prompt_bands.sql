@@ -1,7 +1,7 @@
 -- prompt_bands: requests by prompt length, in bands between the edges the cursor holds as
 -- `prompt_edges` (prompt tokens, ascending; the runner sets them from the parameter
 -- `edges`, default queries/serving.py PROMPT_BANDS; a request of exactly an edge falls
--- in the band above it: with 500, 2000: "<500", "500-2k", ">=2k"), per band, GPU node
+-- in the band above it: with 500, 2000: "0-500", "500-2k", "2k+"), per band, GPU node
 -- and model (LiteLLM's model group): requests, time to first token and output speed
 -- (streamed requests only; speed only where long enough to time) and latency (every
 -- request), the percentiles of queries/metrics.py. band_lo / band_hi: the band's edges
@@ -15,8 +15,8 @@ WITH edged AS (
 )
 SELECT
     CASE
-        WHEN band_lo IS NULL THEN '<' || short_tokens(band_hi)
-        WHEN band_hi IS NULL THEN '>=' || short_tokens(band_lo)
+        WHEN band_lo IS NULL THEN '0-' || short_tokens(band_hi)
+        WHEN band_hi IS NULL THEN short_tokens(band_lo) || '+'
         ELSE short_tokens(band_lo) || '-' || short_tokens(band_hi)
     END AS band,
     band_lo,

@@ -244,7 +244,7 @@ def test_the_stores_unknown_is_a_word_of_the_page_in_each_language() -> None:
     the Korean page wrote them in English."""
     frame = pd.DataFrame(
         {
-            "band": ["<500", "<500"],
+            "band": ["0-500", "0-500"],
             "model": ["unknown-model", "gpt-oss-120b"],
             "node": ["unknown", "blackwell"],
             "ttft_p50_ms": [20.0, 200.0],

@@ -115,7 +115,7 @@ def test_the_nodes_page_shows_serving_insight(node_store: Path, monkeypatch: pyt
     assert cache["cache_hit_rate"].isna().all()
     assert set(cache["note"]) == {"none reported"}
     bands = frame_with(at, "band")
-    assert list(bands["band"]) == ["<500", "500-2k", "2k-8k"]
+    assert list(bands["band"]) == ["0-500", "500-2k", "2k-8k"]
     assert list(bands["pair"]) == [
         "blackwell · gpt-oss-120b",
         "l40-a · qwen3-coder-30b",

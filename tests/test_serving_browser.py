@@ -108,7 +108,7 @@ def test_the_nodes_page_shows_how_the_nodes_serve(app_url: str, lang: Language, 
             # ten 1,200-token prompts from one key, no cached token: flagged
             assert notes["l40-b:8080 · qwen3-coder-30b"] == texts["serving.cache.uncached_repeats"]
             bands = table_with(found, texts["col.band"])
-            assert set(column(bands, texts["col.band"])) == {"<500", "500-2k", "2k-8k"}
+            assert set(column(bands, texts["col.band"])) == {"0-500", "500-2k", "2k-8k"}
             routed = table_with(found, texts["col.fallback_requests"])
             assert column(routed, texts["col.routing_known"]) == column(routed, texts["col.requests"])
             assert set(column(routed, texts["col.fallback_requests"])) == {"0"}

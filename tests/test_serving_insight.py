@@ -112,7 +112,7 @@ def test_the_hit_rate_over_time_leaves_a_gap_where_there_is_no_traffic(reader: S
 def test_prompt_bands_edges_and_their_percentiles(reader: StoreReader) -> None:
     bands = by(pages.nodes(reader, RANGE)["prompt_bands"], "band", "node")
     assert set(bands) == {
-        ("<500", "blackwell"),  # a1: 499
+        ("0-500", "blackwell"),  # a1: 499
         ("500-2k", "blackwell"),  # a2: 500 (an edge belongs to the band above), a3: 1999
         ("2k-8k", "blackwell"),  # a4: 2000
         ("500-2k", "l40-a"),
@@ -125,7 +125,7 @@ def test_prompt_bands_edges_and_their_percentiles(reader: StoreReader) -> None:
     # 100 tokens after the first: in 0.7 s (a2) and 1.6 s (a3)
     assert middle["output_tps_p50"] == pytest.approx((100 / 0.7 + 100 / 1.6) / 2)
     assert (
-        missing(bands[("<500", "blackwell")]["band_lo"]) and bands[("2k-8k", "blackwell")]["band_hi"] == 8000
+        missing(bands[("0-500", "blackwell")]["band_lo"]) and bands[("2k-8k", "blackwell")]["band_hi"] == 8000
     )
     l40a = bands[("500-2k", "l40-a")]
     assert l40a["requests"] == 4 and missing(l40a["ttft_p50_ms"])  # none streamed
@@ -134,7 +134,7 @@ def test_prompt_bands_edges_and_their_percentiles(reader: StoreReader) -> None:
 
 def test_band_edges_are_a_parameter_checked_before_use(reader: StoreReader) -> None:
     bands = pages.nodes(reader, RANGE, prompt_bands=(1000,))["prompt_bands"]
-    assert sorted(set(bands["band"])) == ["<1k", ">=1k"]
+    assert sorted(set(bands["band"])) == ["0-1k", "1k+"]
     for wrong in ((), (2000, 500), (500, 500), (0,), (1.5,)):
         with pytest.raises(InvalidFilter, match="prompt band"):
             pages.nodes(reader, RANGE, prompt_bands=wrong)  # type: ignore[arg-type]
@@ -221,8 +221,8 @@ def test_whole_days_come_from_the_days_partials_and_equal_the_requests(tmp_path:
         assert a[column].tolist() == b[column].tolist(), column
     for column in ("ttft_p50_ms", "ttft_p95_ms", "latency_p50_ms", "latency_p95_ms", "output_tps_p50"):
         assert a[column].tolist() == pytest.approx(b[column].tolist(), rel=0.01, nan_ok=True), column
-    assert a.loc[a["node"].eq("blackwell"), "band"].tolist() == ["<500", "500-2k", "2k-8k"]
+    assert a.loc[a["node"].eq("blackwell"), "band"].tolist() == ["0-500", "500-2k", "2k-8k"]
     # other edges, other partials (their cache key holds the edges)
     other = pages.nodes(reader, days, prompt_bands=(1000,))["prompt_bands"]
-    assert other.loc[other["node"].eq("blackwell"), "band"].tolist() == ["<1k", ">=1k"]
+    assert other.loc[other["node"].eq("blackwell"), "band"].tolist() == ["0-1k", "1k+"]
     assert other.loc[other["node"].eq("blackwell"), "requests"].tolist() == [2, 2]
