@@ -37,7 +37,7 @@ def prefix_cache(data: dict[str, pd.DataFrame], span: Span | None) -> None:
                 for repeats, reported in zip(pairs["uncached_repeats"], pairs["cache_reported"], strict=True)
             ],
         )
-        table = table.assign(pair=table["node"].astype(str) + " · " + table["model"].astype(str))
+        table = _with_pair(table)
         columns = {  # node and model in one column, as in the bands' table: it fits 1280 px
             "pair": st.column_config.TextColumn(t("col.node_model")),
             "requests": st.column_config.NumberColumn(t("col.requests")),
@@ -66,14 +66,17 @@ def prefix_cache(data: dict[str, pd.DataFrame], span: Span | None) -> None:
         st.plotly_chart(figure, key="prefix_cache")
 
 
+def _with_pair(frame: pd.DataFrame) -> pd.DataFrame:
+    """`frame` with `pair`, its node and model in one text ("blackwell · gpt-oss-120b"):
+    one column where two made the tables wider than the page at 1280 px."""
+    return frame.assign(pair=frame["node"].astype(str) + " · " + frame["model"].astype(str))
+
+
 def _rate_by_model(buckets: pd.DataFrame) -> pd.DataFrame:
     """Each model's hit rate per bucket over the nodes that report cached tokens (a node
     that reports none would pull the rate to 0 without saying anything about caching);
     a bucket without prompt tokens is a gap."""
-    reported = buckets[
-        buckets["cache_hit_rate"].notna()
-        | buckets.groupby(["node", "model"])["cached_tokens"].transform("sum").gt(0)
-    ]
+    reported = buckets[buckets.groupby(["node", "model"])["cached_tokens"].transform("sum").gt(0)]
     if reported.empty:
         return pd.DataFrame(columns=["bucket", "model", "cache_hit_rate"])
     sums = reported.groupby(["bucket", "model"], as_index=False)[["prompt_tokens", "cached_tokens"]].sum()
@@ -98,7 +101,7 @@ def prompt_bands(data: dict[str, pd.DataFrame]) -> None:
             key="band_measure",
             label_visibility="collapsed",
         )
-        lines = bands.assign(pair=bands["node"].astype(str) + " · " + bands["model"].astype(str))
+        lines = _with_pair(bands)
         figure = figures.node_lines(lines, measure, t(f"col.{measure}"), x="band", series="pair")
         st.plotly_chart(figure, key="prompt_bands")
         # node and model in one column: nine columns were 4 px wider than the page at 1280 px

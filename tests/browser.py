@@ -175,3 +175,25 @@ def chart_data(page: Any, key: str) -> list[dict[str, Any]]:
         f"JSON.parse(JSON.stringify(document.querySelector('.st-key-{key} .js-plotly-plot').data))"
     )
     return data
+
+
+# Every table of the page: its headers and rows, from the accessible table glide-data-grid
+# keeps beside its canvas (the cells themselves are drawn, not written; the accessible
+# table holds the values, not the text drawn: 3800 where the cell reads 3.8 s).
+_TABLES = """() => [...document.querySelectorAll("[data-testid='stDataFrame'] table[aria-colcount]")]
+  .map(table => ({
+    headers: [...table.querySelectorAll('thead th')].map(th => th.textContent.trim()),
+    rows: [...table.querySelectorAll('tbody tr')]
+      .map(tr => [...tr.querySelectorAll('td')].map(td => td.textContent.trim())),
+  }))"""
+
+
+def drawn_tables(page: Any) -> list[dict[str, Any]]:
+    """The page's tables (headers, rows), once glide has drawn each (it does once it is
+    on the screen)."""
+    frames = page.locator("[data-testid='stDataFrame']")
+    for index in range(frames.count()):
+        frames.nth(index).scroll_into_view_if_needed()
+        frames.nth(index).locator("table[aria-colcount] tbody tr").first.wait_for(state="attached")
+    found: list[dict[str, Any]] = page.evaluate(_TABLES)
+    return found

@@ -22,7 +22,14 @@ from dashboard.strings import EN, Language, t, use_language
 from dashboard.strings_ko import KO
 from etl import demo, simulate
 from etl.price_book import load_price_book
-from tests.browser import ARTIFACTS, chromium, sign_in_as_administrator, store_server, wait_until_rendered
+from tests.browser import (
+    ARTIFACTS,
+    chromium,
+    drawn_tables,
+    sign_in_as_administrator,
+    store_server,
+    wait_until_rendered,
+)
 
 PASSWORD = "correct horse battery staple"
 TEXTS: dict[Language, dict[str, str]] = {"en": EN, "ko": KO}
@@ -36,15 +43,6 @@ FORECASTS = ("runs_out", "lasts", "spent", "reset_due", "idle", "no_budget")
 # is one of the three the demo's sign-in page offers
 STUDENT = "minji.park"
 STUDENT_KEY = demo.demo_key(STUDENT, 0)
-
-# Every table of the page: its headers and first row, from the accessible table that
-# glide-data-grid keeps beside its canvas (the cells themselves are drawn, not written).
-TABLES = """() => [...document.querySelectorAll("[data-testid='stDataFrame'] table[aria-colcount]")]
-  .map(table => ({
-    headers: [...table.querySelectorAll('thead th')].map(th => th.textContent.trim()),
-    first: [...(table.querySelector('tbody tr')?.querySelectorAll('td') || [])]
-      .map(td => td.textContent.trim()),
-  }))"""
 
 # Every metric card: its label and its value as read.
 METRICS = """() => [...document.querySelectorAll("[data-testid='stMetric']")].map(card => ({
@@ -114,16 +112,6 @@ def check_api_panel(page: Any, lang: Language, *, student: bool) -> None:
             assert page.get_by_role("tab", name=texts[f"api.by.{view}"], exact=True).count() == 0, view
 
 
-def tables(page: Any) -> list[dict[str, Any]]:
-    """The page's tables, once glide has drawn each (it does once it is on the screen)."""
-    frames = page.locator("[data-testid='stDataFrame']")
-    for index in range(frames.count()):
-        frames.nth(index).scroll_into_view_if_needed()
-        frames.nth(index).locator("table[aria-colcount] tbody tr").first.wait_for(state="attached")
-    found: list[dict[str, Any]] = page.evaluate(TABLES)
-    return found
-
-
 @pytest.mark.parametrize("lang", LANGS)
 def test_overview_shows_the_cost_at_api_prices(app_url: str, lang: Language) -> None:
     with chromium(viewport={"width": 1440, "height": 1600}) as page:
@@ -148,20 +136,20 @@ def test_budgets_page_shows_forecasts_and_rate_limits(app_url: str, lang: Langua
             page.wait_for_function("() => location.pathname === '/budgets'", timeout=60_000)
             wait_until_rendered(page)
             page.get_by_text(texts["limits.title"], exact=True).wait_for(timeout=60_000)
-            shown = tables(page)
+            shown = drawn_tables(page)
 
             paced = [table for table in shown if texts["budgets.forecast"] in table["headers"]]
             assert paced, (lang, [table["headers"] for table in shown])
             for table in paced:  # the keys' pace, and the people's own budgets
                 assert texts["budgets.runs_out"] in table["headers"], (lang, table["headers"])
-                forecast = table["first"][table["headers"].index(texts["budgets.forecast"])]
+                forecast = table["rows"][0][table["headers"].index(texts["budgets.forecast"])]
                 assert forecast in statuses, (lang, table)
             limited = [table for table in shown if texts["limits.peak_tokens"] in table["headers"]]
             assert len(limited) == 1, (lang, [table["headers"] for table in shown])
             headers = limited[0]["headers"]
             assert texts["limits.refused_col"] in headers, (lang, headers)
             # the nearest key's busiest minute and its share of the TPM limit: 182,000 (91.0 %)
-            peak = limited[0]["first"][headers.index(texts["limits.peak_tokens"])]
+            peak = limited[0]["rows"][0][headers.index(texts["limits.peak_tokens"])]
             assert re.fullmatch(r"[\d,]+ \(\d+\.\d ?%\)", peak), (lang, peak)
         except BaseException:
             screenshot_on_failure(page, f"budgets-{lang}")

@@ -17,7 +17,14 @@ from dashboard.strings import EN, Language
 from dashboard.strings_ko import KO
 from etl.config import Config
 from etl.run import ingest_rows
-from tests.browser import ARTIFACTS, chromium, sign_in_as_administrator, store_server, wait_until_rendered
+from tests.browser import (
+    ARTIFACTS,
+    chromium,
+    drawn_tables,
+    sign_in_as_administrator,
+    store_server,
+    wait_until_rendered,
+)
 from tests.known_store import NODES
 from tests.test_serving_insight import ROWS
 
@@ -29,15 +36,6 @@ NODES_CHARTS = 8  # concurrency, saturation, speed, ttft, bands, prefix cache, s
 # the new charts, by their keys (dashboard/serving.py)
 INSIGHT_CHARTS = ("prompt_bands", "prefix_cache", "node_shares")
 
-# Every table: headers and rows, from the accessible table glide keeps beside its canvas
-# (it holds the values, not the text the canvas draws: 3800 where the cell reads 3.8 s).
-TABLES = """() => [...document.querySelectorAll("[data-testid='stDataFrame'] table[aria-colcount]")]
-  .map(table => ({
-    headers: [...table.querySelectorAll('thead th')].map(th => th.textContent.trim()),
-    rows: [...table.querySelectorAll('tbody tr')]
-      .map(tr => [...tr.querySelectorAll('td')].map(td => td.textContent.trim())),
-  }))"""
-
 # the stable-concurrency sentence as each language writes its target (format.py)
 STABLE: dict[Language, str] = {"en": "exceeds 3.0 s", "ko": "3.0초"}
 
@@ -48,15 +46,6 @@ def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     ingest_rows(Config(store=store, nodes=NODES), ROWS)
     with store_server(store, PASSWORD) as url:
         yield url
-
-
-def tables(page: Any) -> list[dict[str, Any]]:
-    frames = page.locator("[data-testid='stDataFrame']")
-    for index in range(frames.count()):
-        frames.nth(index).scroll_into_view_if_needed()
-        frames.nth(index).locator("table[aria-colcount] tbody tr").first.wait_for(state="attached")
-    found: list[dict[str, Any]] = page.evaluate(TABLES)
-    return found
 
 
 def table_with(found: list[dict[str, Any]], header: str) -> dict[str, Any]:
@@ -83,7 +72,7 @@ def test_the_nodes_page_shows_how_the_nodes_serve(app_url: str, lang: Language, 
             for key in INSIGHT_CHARTS:
                 chart = page.locator(f".st-key-{key} .js-plotly-plot")
                 assert chart.count() == 1 and chart.locator("g.trace").count() >= 1, (lang, key)
-            found = tables(page)
+            found = drawn_tables(page)
             load = table_with(found, texts["col.in_flight"])  # the Blackwell, the first node
             assert column(load, texts["col.in_flight"]) == ["1", "2"]
             assert column(load, texts["col.requests"]) == ["3", "1"]  # a1, a3, a4; a2 beside a1
