@@ -286,13 +286,20 @@ METRICS: tuple[Metric, ...] = (
 
 # LiteLLM's router, from the columns it writes on recent releases (docs/store.md); a NULL
 # there is unknown (an older row, a request that never reached the router), never 0.
-# Single requests only: no rollup carries these columns.
+# Its counts are sums of these parts of a single request, which no rollup carries: the
+# Nodes page's partials sum them per day (queries/serving.py).
+ROUTING_PARTS: tuple[Part, ...] = (
+    Part("n_routing_known", "(attempted_fallbacks IS NOT NULL)::BIGINT", "sum", "BIGINT"),
+    Part("n_fallback", "coalesce(attempted_fallbacks > 0, false)::BIGINT", "sum", "BIGINT"),
+    Part("n_retried", "coalesce(attempted_retries > 0, false)::BIGINT", "sum", "BIGINT"),
+    Part("retries_sum", "coalesce(attempted_retries, 0)", "sum", "BIGINT"),
+)
 ROUTING: tuple[Metric, ...] = (
     Metric(
         "routing_known",
         "Requests with routing recorded",
         "count",
-        "count(*) FILTER (WHERE r.attempted_fallbacks IS NOT NULL)",
+        _sum("n_routing_known"),
         "Requests whose row says how many fallbacks the router tried (LiteLLM 1.100 and later).",
         True,
     ),
@@ -300,7 +307,7 @@ ROUTING: tuple[Metric, ...] = (
         "fallback_requests",
         "Served by a fallback",
         "count",
-        "count(*) FILTER (WHERE r.attempted_fallbacks > 0)",
+        _sum("n_fallback"),
         "Requests the router sent to a fallback model group after the one asked for failed.",
         True,
     ),
@@ -308,7 +315,7 @@ ROUTING: tuple[Metric, ...] = (
         "retried_requests",
         "Retried requests",
         "count",
-        "count(*) FILTER (WHERE r.attempted_retries > 0)",
+        _sum("n_retried"),
         "Requests the router retried within their model group.",
         True,
     ),
@@ -316,26 +323,26 @@ ROUTING: tuple[Metric, ...] = (
         "retries",
         "Retries",
         "count",
-        "coalesce(sum(r.attempted_retries), 0)::BIGINT",
+        _sum("retries_sum"),
         "Retries the router made within the model group, over all requests.",
         True,
     ),
-    Metric(
+    _percentile(
         "overhead_p50_ms",
         "Median LiteLLM overhead",
         "ms",
-        "quantile_cont(r.litellm_overhead_ms, 0.5)",
-        "Median time a request spent in LiteLLM itself, not waiting for the node (non-streamed "
-        "successes: LiteLLM times no others).",
-        True,
+        of="litellm_overhead_ms",
+        q=0.5,
+        description="Median time a request spent in LiteLLM itself, not waiting for the node "
+        "(non-streamed successes: LiteLLM times no others).",
     ),
-    Metric(
+    _percentile(
         "overhead_p95_ms",
         "95th percentile LiteLLM overhead",
         "ms",
-        "quantile_cont(r.litellm_overhead_ms, 0.95)",
-        "LiteLLM overhead that 95 % of timed requests stay under.",
-        True,
+        of="litellm_overhead_ms",
+        q=0.95,
+        description="LiteLLM overhead that 95 % of timed requests stay under.",
     ),
 )
 METRICS = (*METRICS, *ROUTING)

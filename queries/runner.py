@@ -80,7 +80,7 @@ class Reader(Protocol):
 _REQUEST_VIEWS = re.compile(r"\b(?:FROM|JOIN)\s+(?:in_scope|selected|scoped|overlapping|requests)\b", re.I)
 # a read of the Nodes page's views (queries/serving.py)
 _SERVING_VIEWS = re.compile(
-    r"\b(?:flight_slots|failure_slots|serving_(?:perf|speed|levels|load|level_time|cache|bands|quantiles))\b",
+    r"\b(?:flight_slots|failure_slots|serving_(?:perf|speed|levels|load|level_time|cache|bands|routing|quantiles))\b",
     re.I,
 )
 _COMMENT = re.compile(r"--[^\n]*")

@@ -13,7 +13,8 @@ it) can be computed once and kept, as partials:
   day it started, as everywhere on the page);
 - `perf`: per node and model, how many requests had each value of each percentile
   measure of queries/metrics.py, in its logarithmic bins (within HIST_ACCURACY);
-- `speed`: the same per local date (in the page's time zone) and node;
+- `speed`: the same per local date (in the page's time zone) and node, of the measures
+  its charts read (MEASURES_OF: not the prompt's size, nor LiteLLM's overhead);
 - `levels`: the same per node, model and level in flight at the request's start (capped
   at 64);
 - `load`: per node, model, level at the start and status, the requests and the sum of
@@ -22,7 +23,9 @@ it) can be computed once and kept, as partials:
 - `cache`: per local date, node and model, the requests, prompt and cached tokens;
 - `bands`: like `perf`, per node, model and prompt band (the band edges are set on the
   cursor as the variable `prompt_edges`, and are part of the partials' cache key);
-- `failures`: failed requests per 15-minute slot, node and error class.
+- `failures`: failed requests per 15-minute slot, node and error class;
+- `routing`: per node, model, status and the model group a fallback came from, the
+  requests and the router's ROUTING_PARTS of queries/metrics.py.
 
 They merge exactly: slots add up into any display bucket (every UTC offset in use is a
 multiple of 15 minutes), counts per bin into any percentile. The reader computes a
@@ -42,13 +45,13 @@ import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from queries.metrics import METRICS
+from queries.metrics import METRICS, ROUTING_PARTS
 
 LEVEL_CAP = 64  # levels in flight above this are counted together
 PROMPT_BANDS = (500, 2000, 8000, 32000)  # prompt tokens: <500, 500-2k, 2k-8k, 8k-32k, >=32k
-DICTIONARY = ("node", "model_group", "measure", "error_class", "status")
+DICTIONARY = ("node", "model_group", "measure", "error_class", "status", "fell_back_from")
 # the columns that add up when partials of several spans merge; the others are the keys
-ADDED_VALUES = ("n", "duration_sum", "us", "prompt_sum", "cached_sum")
+ADDED_VALUES = ("n", "duration_sum", "us", "prompt_sum", "cached_sum", *(p.name for p in ROUTING_PARTS))
 
 PARTIAL_SCHEMAS: dict[str, pa.Schema] = {
     "flight": pa.schema(
@@ -122,6 +125,16 @@ PARTIAL_SCHEMAS: dict[str, pa.Schema] = {
             ("n", pa.int64()),
         ]
     ),
+    "routing": pa.schema(
+        [
+            ("node", pa.string()),
+            ("model_group", pa.string()),
+            ("status", pa.string()),
+            ("fell_back_from", pa.string()),
+            ("n", pa.int64()),
+            *((p.name, pa.int64()) for p in ROUTING_PARTS),
+        ]
+    ),
 }
 
 # A day's partials, from the serving views over that day as the range (all raw spans)
@@ -150,26 +163,39 @@ PARTIAL_SQL: dict[str, str] = {
         SELECT node, model_group, band, measure, hist_bin(value) AS bin, sum(n) AS n
         FROM serving_bands GROUP BY ALL""",
     "failures": "SELECT q15, node, error_class, status, n FROM failure_slots",
+    "routing": f"""
+        SELECT node, model_group, status, fell_back_from, sum(n) AS n,
+               {", ".join(f"sum({p.name}) AS {p.name}" for p in ROUTING_PARTS)}
+        FROM serving_routing GROUP BY ALL""",
 }
 
 # Every per-request value a percentile of queries/metrics.py is taken of
 PERCENTILES = tuple(m for m in METRICS if m.of is not None)
 MEASURES = tuple(sorted({m.of for m in PERCENTILES if m.of is not None}))
 QUANTILES = tuple(sorted({m.q for m in PERCENTILES if m.q is not None}))
-# `requests` is a measure too: one value (0) per request, so that its count comes along
-_COUNTED = ("requests", *MEASURES)
+# The measures each kind of view counts per bin: those its pages read (a measure left
+# out reads NULL from partials and requests alike). Per node and model every one
+# (node_performance, model_performance, routing); per date, level and prompt band the
+# times and speed (node_speed_by_bucket, load_table, latency_by_concurrency,
+# prompt_bands): the prompt's size and LiteLLM's overhead would be a third more bins.
+TIMES = ("duration_ms", "output_tps", "ttft_ms")
+MEASURES_OF = {"perf": MEASURES, "speed": TIMES, "levels": TIMES, "bands": TIMES}
+assert set(TIMES) <= set(MEASURES)
 
 
 def _value(measure: str, row: str) -> str:
     return "0.0" if measure == "requests" else f"{row}.{measure}::DOUBLE"
 
 
-# one row per measure of each request: CROSS JOIN it, and take the value of `m.measure`
-_MEASURE_ROWS = "(VALUES " + ", ".join(f"('{m}')" for m in _COUNTED) + ") AS m(measure)"
+def _measure_rows(kind: str) -> str:
+    """One row per measure of each request, `requests` among them (one value, 0, per
+    request, so that its count comes along): CROSS JOIN it, and take _value_of(row, kind)."""
+    return "(VALUES " + ", ".join(f"('{m}')" for m in ("requests", *MEASURES_OF[kind])) + ") AS m(measure)"
 
 
-def _value_of(row: str) -> str:
-    return "CASE m.measure " + " ".join(f"WHEN '{m}' THEN {_value(m, row)}" for m in _COUNTED) + " END"
+def _value_of(row: str, kind: str) -> str:
+    cases = " ".join(f"WHEN '{m}' THEN {_value(m, row)}" for m in ("requests", *MEASURES_OF[kind]))
+    return f"CASE m.measure {cases} END"
 
 
 def _q(q: float) -> str:
@@ -187,8 +213,8 @@ SELECT NULL::TIMESTAMPTZ AS bucket_start, p.node, p.model_group, NULL::INTEGER A
        NULL::INTEGER AS band, p.measure, hist_value(p.bin) AS value, p.n
 FROM window_perf p
 UNION ALL
-SELECT NULL, r.node, r.model_group, NULL, NULL, m.measure, {_value_of("r")}, 1
-FROM scoped r CROSS JOIN {_MEASURE_ROWS}
+SELECT NULL, r.node, r.model_group, NULL, NULL, m.measure, {_value_of("r", "perf")}, 1
+FROM scoped r CROSS JOIN {_measure_rows("perf")}
 WHERE in_raw_span(r.start_time);
 
 CREATE VIEW serving_speed AS
@@ -198,8 +224,8 @@ FROM window_speed p
 LEFT JOIN (SELECT bucket::DATE AS local_date, min(bucket_start) AS bucket_start FROM buckets GROUP BY 1) d
     ON d.local_date = p.local_date
 UNION ALL
-SELECT b.bucket_start, r.node, NULL, NULL, NULL, m.measure, {_value_of("r")}, 1
-FROM scoped r JOIN buckets b ON b.q15 = r.q15 CROSS JOIN {_MEASURE_ROWS}
+SELECT b.bucket_start, r.node, NULL, NULL, NULL, m.measure, {_value_of("r", "speed")}, 1
+FROM scoped r JOIN buckets b ON b.q15 = r.q15 CROSS JOIN {_measure_rows("speed")}
 WHERE in_raw_span(r.start_time);
 
 CREATE VIEW serving_levels AS
@@ -207,8 +233,8 @@ SELECT NULL::TIMESTAMPTZ AS bucket_start, l.node, l.model_group, l.in_flight,
        NULL::INTEGER AS band, l.measure, hist_value(l.bin) AS value, l.n
 FROM window_levels l
 UNION ALL
-SELECT NULL, r.node, r.model_group, r.in_flight, NULL, m.measure, {_value_of("r")}, 1
-FROM started r CROSS JOIN {_MEASURE_ROWS};
+SELECT NULL, r.node, r.model_group, r.in_flight, NULL, m.measure, {_value_of("r", "levels")}, 1
+FROM started r CROSS JOIN {_measure_rows("levels")};
 
 -- band: how many of the edges `prompt_edges` the prompt reaches (0: below the first;
 -- a prompt of exactly an edge is in the band above it)
@@ -220,10 +246,13 @@ SELECT NULL::TIMESTAMPTZ AS bucket_start, p.node, p.model_group, NULL::INTEGER A
        p.band, p.measure, hist_value(p.bin) AS value, p.n
 FROM window_bands p
 UNION ALL
-SELECT NULL, r.node, r.model_group, NULL, prompt_band(r.prompt_tokens), m.measure, {_value_of("r")}, 1
-FROM scoped r CROSS JOIN {_MEASURE_ROWS}
+SELECT NULL, r.node, r.model_group, NULL, prompt_band(r.prompt_tokens), m.measure,
+       {_value_of("r", "bands")}, 1
+FROM scoped r CROSS JOIN {_measure_rows("bands")}
 WHERE in_raw_span(r.start_time);
 """
+
+_ROUTED = ", ".join(f"{{row}}.{p.name}" for p in ROUTING_PARTS)
 
 # The load table's sums (one row per request of the raw spans, as PARTS), the time each
 # node spent at each level in flight, and the prompt cache's tokens per display bucket
@@ -247,6 +276,18 @@ LEFT JOIN (SELECT bucket::DATE AS local_date, min(bucket_start) AS bucket_start 
 UNION ALL
 SELECT b.bucket_start, r.node, r.model_group, 1, r.prompt_tokens, r.cached_tokens
 FROM scoped r JOIN buckets b ON b.q15 = r.q15
+WHERE in_raw_span(r.start_time);
+
+-- fell_back_from: the model group asked for, where a fallback served another
+CREATE VIEW serving_routing AS
+SELECT p.node, p.model_group, p.status, p.fell_back_from, p.n, {_ROUTED.format(row="p")}
+FROM window_routing p
+UNION ALL
+SELECT r.node, r.model_group, r.status,
+       CASE WHEN r.attempted_fallbacks > 0 AND r.original_model_group IS DISTINCT FROM r.model_group
+           THEN r.original_model_group END,
+       r.n, {_ROUTED.format(row="r")}
+FROM scoped r
 WHERE in_raw_span(r.start_time);
 """
 
@@ -342,13 +383,26 @@ class Partials:
         return sum(int(t.nbytes) for t in self.tables.values())
 
 
+# What several partials read, computed once per span rather than once per partial: the
+# span's requests and the sweep of requests in flight (a third of the time)
+READ_ONCE = ("scoped", "flight_segments")
+
+
 def compute(cur: duckdb.DuckDBPyConnection) -> Partials:
     """The partials of the range `cur` is set to (a span within a UTC day, read from
-    its requests)."""
-    tables = {}
-    for name, sql in PARTIAL_SQL.items():
-        tables[name] = _encoded(cur.sql(sql).to_arrow_table().cast(PARTIAL_SCHEMAS[name]))
-    return Partials(tables)
+    its requests). READ_ONCE's views are kept as temporary tables of the same names while
+    it runs: DuckDB looks for a name among the cursor's own temporary tables first, so the
+    views above them read the copy, on this cursor only."""
+    for view in READ_ONCE:
+        cur.execute(f"CREATE TEMP TABLE {view} AS SELECT * FROM main.{view}")
+    try:
+        tables = {}
+        for name, sql in PARTIAL_SQL.items():
+            tables[name] = _encoded(cur.sql(sql).to_arrow_table().cast(PARTIAL_SCHEMAS[name]))
+        return Partials(tables)
+    finally:
+        for view in READ_ONCE:
+            cur.execute(f"DROP TABLE temp.{view}")
 
 
 def empty_tables() -> dict[str, pa.Table]:
@@ -364,7 +418,7 @@ def _stored(schema: pa.Schema) -> pa.Schema:
 
 # counts per bin and sums: the same key of several days adds up (flight and failures are
 # per slot, and slots of different days never meet)
-_ADDED = ("perf", "speed", "levels", "load", "level_time", "cache", "bands")
+_ADDED = ("perf", "speed", "levels", "load", "level_time", "cache", "bands", "routing")
 
 
 def merged(days: list[Partials]) -> dict[str, pa.Table]:

@@ -38,7 +38,7 @@ from etl.store import (
     stored_days,
 )
 from queries import day_cache, identity, serving
-from queries.metrics import DERIVED, GROUPS, PARTS, macro_statements
+from queries.metrics import DERIVED, GROUPS, PARTS, ROUTING_PARTS, macro_statements
 from queries.window import empty_day
 
 log = logging.getLogger("queries")
@@ -290,10 +290,10 @@ def _requests_view(name: str, days: str, columns: str) -> str:
     """Raw requests of some days: those in memory (the table `<days>_cached`) and those
     read from their files (the variable `<days>_files`), as `columns` (* or the columns of
     the rows they stand in for) with the values the store contract derives and every PART
-    of a single request, so that the measures of queries/metrics.py read them as they
-    read rollup rows."""
+    (and ROUTING_PART) of a single request, so that the measures of queries/metrics.py
+    read them as they read rollup rows (and the Nodes page's partials)."""
     derived = ", ".join(f"{sql} AS {_quote(column)}" for column, sql in DERIVED.items())
-    parts = ", ".join(f"({p.sql})::{p.type} AS {p.name}" for p in PARTS)
+    parts = ", ".join(f"({p.sql})::{p.type} AS {p.name}" for p in (*PARTS, *ROUTING_PARTS))
     stored = ", ".join(_quote(c) for c in day_cache.COLUMNS)
     rows = (
         f"SELECT {stored} FROM {days}_cached UNION ALL "

@@ -187,8 +187,9 @@ def test_a_student_sees_only_their_own_requests(reader: StoreReader) -> None:
 
 
 def test_whole_days_come_from_the_days_partials_and_equal_the_requests(tmp_path: Path) -> None:
-    """Over whole days and no filter, the load table and the hit rate by bucket read the
-    days' cached partials (queries/serving.py); the same figures from the requests."""
+    """Over whole days and no filter, the load table, the hit rate by bucket, the prompt
+    bands and the router's record read the days' cached partials (queries/serving.py); the
+    same figures from the requests."""
     store = tmp_path / "store"
     ingest_rows(Config(store=store, nodes=NODES), ROWS)
     reader = StoreReader(store, share_results=False)
@@ -197,7 +198,7 @@ def test_whole_days_come_from_the_days_partials_and_equal_the_requests(tmp_path:
     )
     days = replace(days, tz="UTC")
     assert plan(days, "UTC")["nodes"]
-    for name in ("load_table", "prefix_cache_by_bucket", "prompt_bands"):
+    for name in ("load_table", "prefix_cache_by_bucket", "prompt_bands", "routing"):
         assert days_read(load_sql(name), plan(days, "UTC")) == "edges", name
     raw = replace(days, nodes=("blackwell", "l40-a", "l40-b:8080"))
     got, exact = pages.nodes(reader, days), pages.nodes(reader, raw)
@@ -222,6 +223,13 @@ def test_whole_days_come_from_the_days_partials_and_equal_the_requests(tmp_path:
     for column in ("ttft_p50_ms", "ttft_p95_ms", "latency_p50_ms", "latency_p95_ms", "output_tps_p50"):
         assert a[column].tolist() == pytest.approx(b[column].tolist(), rel=0.01, nan_ok=True), column
     assert a.loc[a["node"].eq("blackwell"), "band"].tolist() == ["0-500", "500-2k", "2k-8k"]
+    a, b = got["routing"], exact["routing"]
+    counts = ("node", "model", "requests", "failures", "routing_known", "fallback_requests", "retries")
+    for column in (*counts, "retried_requests", "fell_back_from"):
+        assert a[column].tolist() == b[column].tolist(), column
+    for column in ("overhead_p50_ms", "overhead_p95_ms"):
+        assert a[column].tolist() == pytest.approx(b[column].tolist(), rel=0.01, nan_ok=True), column
+    assert a["routing_known"].sum() > 0 and a["overhead_p50_ms"].notna().any()  # the rows say something
     # other edges, other partials (their cache key holds the edges)
     other = pages.nodes(reader, days, prompt_bands=(1000,))["prompt_bands"]
     assert other.loc[other["node"].eq("blackwell"), "band"].tolist() == ["0-1k", "1k+"]
