@@ -16,6 +16,8 @@
 --     NULL when the lowest level with requests already exceeds it. stable: in_flight <=
 --     stable_level. Per node rows use the node's p95, node+model rows the model's (over the
 --     days the partials answer, p95 is within 1 % of the exact one, queries/serving.py).
+-- Requests that reached no node (node `unknown`: failed before routing) are left out: no
+-- node served them, under any load.
 WITH counts AS (
     SELECT
         r.node::VARCHAR AS node,
@@ -26,6 +28,7 @@ WITH counts AS (
         metric.failure_rate(r) AS failure_rate,
         metric.latency_avg_ms(r) AS latency_avg_ms
     FROM serving_load r
+    WHERE r.node <> 'unknown'
     GROUP BY GROUPING SETS ((r.node, r.in_flight), (r.node, r.model_group, r.in_flight))
 ),
 quantiles AS (

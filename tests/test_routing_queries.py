@@ -74,6 +74,15 @@ def test_each_nodes_share_per_bucket(reader: StoreReader) -> None:
     assert rows["requests"].sum() == 2 and rows["failures"].sum() == 0
 
 
+def test_the_load_table_leaves_out_requests_that_reached_no_node(reader: StoreReader) -> None:
+    """c1 failed before the router sent it anywhere: no node served it under any load
+    (it read as 'unknown' at 1 in flight, 100 % failed, tens of requests per second)."""
+    rows = reader.run("load_table", KST_NOV_21, stable_p95_ms=3000.0)
+    assert set(rows["node"]) == {"blackwell", "l40-a"}
+    assert rows.loc[rows["model"].isna(), "requests"].sum() == 2  # b1 and d1
+    assert reader.run("routing", KST_NOV_21).set_index("node").loc["unknown"].iloc[0]["requests"] == 1
+
+
 def test_whole_days_come_from_the_partials_with_the_same_counts(reader: StoreReader) -> None:
     """Daily buckets over whole days (what the partials answer): e1 on Nov 19, a1 on
     Nov 20 and the three of Nov 21, Seoul time."""
