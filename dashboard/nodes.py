@@ -96,8 +96,13 @@ def render(config: Config, reader: Reader, state: ViewState, *, own_only: bool =
     who = state.highlight
     mine: dict[str, pd.DataFrame] = {}
     if who is not None:
-        theirs = replace(filters, users=(who,))
-        mine = reader.run_many({name: (name, theirs) for name in pages.NODES_HIGHLIGHTED})
+        mine = pages.nodes(
+            reader,
+            replace(filters, users=(who,)),
+            prompt_bands=settings.prompt_bands,
+            stable_p95_ms=settings.stable_p95_ms,
+            names=pages.NODES_HIGHLIGHTED,
+        )
         panels.highlight_note(who)
     panels.freshness(status, config, state.tz, reader)
 
@@ -125,7 +130,8 @@ def render(config: Config, reader: Reader, state: ViewState, *, own_only: bool =
             x="in_flight",
         )
         st.plotly_chart(figure, key="saturation")
-    serving.load_table(data, settings.stable_p95_ms)
+    highlighted = serving.Highlighted(who, mine) if who is not None else None
+    serving.load_table(data, settings.stable_p95_ms, highlighted)
     left, right = st.columns(2)
     with left, st.container(border=True):
         st.markdown(f"**{t('nodes.speed')}**")
@@ -150,9 +156,9 @@ def render(config: Config, reader: Reader, state: ViewState, *, own_only: bool =
             span=span,
         )
         st.plotly_chart(figure, key="ttft")
-    serving.prompt_bands(data)
-    serving.prefix_cache(data, span)
-    serving.routing(data, span)
+    serving.prompt_bands(data, highlighted)
+    serving.prefix_cache(data, span, highlighted)
+    serving.routing(data, span, highlighted)
     with st.container(border=True):
         st.markdown(f"**{t('nodes.failures')}**")
         st.plotly_chart(figures.failures_over_time(data["failures_by_bucket"], span), key="failures")

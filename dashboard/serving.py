@@ -6,6 +6,7 @@ the main node and its backups. Layout only: the figures come from queries/pages.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -14,14 +15,45 @@ import streamlit as st
 from dashboard import figures, panels, tables
 from dashboard import format as fmt
 from dashboard.figures import Span
-from dashboard.strings import t
+from dashboard.strings import plain, t
+from dashboard.untrusted import short
 
 BAND_MEASURES = ("ttft_p50_ms", "ttft_p95_ms", "latency_p50_ms", "latency_p95_ms")
 
 
-def prefix_cache(data: dict[str, pd.DataFrame], span: Span | None) -> None:
-    """The hit rate per node and model, flagged where repeated prompts got no cached
-    token, and per model over time."""
+@dataclass(frozen=True)
+class Highlighted:
+    """The highlighted user, and their part of the page's result sets (the names of
+    pages.NODES_HIGHLIGHTED, over their requests only)."""
+
+    who: str
+    data: dict[str, pd.DataFrame]
+
+    def beside(
+        self,
+        frame: pd.DataFrame,
+        name: str,
+        keys: list[str],
+        columns: dict[str, Any],
+        *,
+        value: str = "requests",
+        label: str = "nodes.mine",
+    ) -> pd.DataFrame:
+        """`frame` with their `value` of result set `name` on each row (matched on `keys`;
+        a count is 0 where they had no request, a rate missing) as the column `mine_<value>`,
+        which joins `columns` under `label`."""
+        theirs = self.data[name][[*keys, value]]
+        matched = frame[keys].merge(theirs, on=keys, how="left")[value]
+        if value == "requests":
+            matched = matched.fillna(0).astype("int64")
+        column = f"mine_{value}"
+        columns[column] = st.column_config.NumberColumn(plain(label, who=short(self.who)))
+        return frame.assign(**{column: matched.to_numpy()})
+
+
+def prefix_cache(data: dict[str, pd.DataFrame], span: Span | None, highlighted: Highlighted | None) -> None:
+    """The hit rate per node and model (and the highlighted user's), flagged where
+    repeated prompts got no cached token, and per model over time."""
     with st.container(border=True):
         st.markdown(f"**{t('serving.cache')}**", help=t("serving.cache.help"))
         pairs = data["prefix_cache"]
@@ -51,7 +83,15 @@ def prefix_cache(data: dict[str, pd.DataFrame], span: Span | None) -> None:
             "prompt_tokens": fmt.count,
             "cached_tokens": fmt.count,
             "cache_hit_rate": fmt.percent,
+            "mine_requests": fmt.count,
+            "mine_cache_hit_rate": fmt.percent,
         }
+        if highlighted is not None:
+            keys = ["node", "model"]
+            table = highlighted.beside(table, "prefix_cache", keys, columns)
+            table = highlighted.beside(
+                table, "prefix_cache", keys, columns, value="cache_hit_rate", label="serving.cache.mine"
+            )
         # a pair without a rate shows the table's dash; its note says why ("none reported")
         tables.show(tables.styled(table[list(columns)], formats), columns)
         if pairs["uncached_repeats"].any():
@@ -84,9 +124,9 @@ def _rate_by_model(buckets: pd.DataFrame) -> pd.DataFrame:
     return sums.assign(cache_hit_rate=sums["cached_tokens"] / prompt)
 
 
-def prompt_bands(data: dict[str, pd.DataFrame]) -> None:
+def prompt_bands(data: dict[str, pd.DataFrame], highlighted: Highlighted | None) -> None:
     """Time to first token and latency per band of prompt length, a line per node and
-    model: the long-prompt cliff."""
+    model: the long-prompt cliff (and where the highlighted user's requests fall)."""
     with st.container(border=True):
         st.markdown(f"**{t('serving.bands')}**", help=t("serving.bands.help"))
         bands = data["prompt_bands"]
@@ -113,7 +153,9 @@ def prompt_bands(data: dict[str, pd.DataFrame]) -> None:
             "output_tps_p50": st.column_config.NumberColumn(t("col.output_tps_p50")),
         }
         formats: dict[str, tables.Formatter] = dict.fromkeys(BAND_MEASURES, fmt.duration_ms)
-        formats |= {"requests": fmt.count, "output_tps_p50": fmt.rate}
+        formats |= {"requests": fmt.count, "output_tps_p50": fmt.rate, "mine_requests": fmt.count}
+        if highlighted is not None:
+            lines = highlighted.beside(lines, "prompt_bands", ["band", "node", "model"], columns)
         tables.show(tables.styled(lines[list(columns)], formats), columns)
 
 
@@ -130,9 +172,10 @@ LOAD_COLUMNS = (
 )
 
 
-def load_table(data: dict[str, pd.DataFrame], target_ms: float) -> None:
+def load_table(data: dict[str, pd.DataFrame], target_ms: float, highlighted: Highlighted | None) -> None:
     """Per node (and model), each level of concurrency with its latency, failures and
-    throughput, the levels up to the stable concurrency marked; all of it as CSV."""
+    throughput (and the highlighted user's requests at it), the levels up to the stable
+    concurrency marked; all of it as CSV."""
     with st.container(border=True):
         st.markdown(
             f"**{t('serving.load')}**", help=t("serving.load.help", target=fmt.duration_ms(target_ms))
@@ -170,7 +213,10 @@ def load_table(data: dict[str, pd.DataFrame], target_ms: float) -> None:
             "ttft_p95_ms": fmt.duration_ms,
             "failure_rate": fmt.percent,
             "requests_per_s": _per_second,
+            "mine_requests": fmt.count,
         }
+        if highlighted is not None:
+            shown = highlighted.beside(shown, "load_table", ["node", "model", "in_flight"], columns)
         tables.show(tables.styled(shown[list(columns)], formats), columns)
         st.download_button(
             t("serving.load.download"),
@@ -189,9 +235,10 @@ def _per_second(value: Any) -> str:
 ROUTING_COUNTS = ("requests", "routing_known", "fallback_requests", "retried_requests", "retries")
 
 
-def routing(data: dict[str, pd.DataFrame], span: Span | None) -> None:
+def routing(data: dict[str, pd.DataFrame], span: Span | None, highlighted: Highlighted | None) -> None:
     """Each node's share of the requests over time, its troubled buckets marked; the
-    router's fallbacks and retries per node and model; LiteLLM's own time per node."""
+    router's fallbacks and retries per node and model (and the highlighted user's
+    requests there); LiteLLM's own time per node."""
     with st.container(border=True):
         st.markdown(f"**{t('serving.routing')}**", help=t("serving.routing.help"))
         st.plotly_chart(figures.node_shares(data["node_share_by_bucket"], span), key="node_shares")
@@ -206,7 +253,9 @@ def routing(data: dict[str, pd.DataFrame], span: Span | None) -> None:
             **{c: st.column_config.NumberColumn(t(f"col.{c}")) for c in ROUTING_COUNTS},
             "fell_back_from": st.column_config.TextColumn(t("col.fell_back_from")),
         }
-        counts: dict[str, tables.Formatter] = dict.fromkeys(ROUTING_COUNTS, fmt.count)
+        counts: dict[str, tables.Formatter] = dict.fromkeys((*ROUTING_COUNTS, "mine_requests"), fmt.count)
+        if highlighted is not None:
+            per_model = highlighted.beside(per_model, "routing", ["node", "model"], columns)
         tables.show(tables.styled(per_model[list(columns)], counts), columns)
         if not routed["routing_known"].any():
             st.caption(t("serving.routing.unknown"))

@@ -432,6 +432,7 @@ EN: dict[str, str] = {
     ),
     "serving.cache.left_out": "Not in the chart, reporting no cached tokens: {models}",
     "serving.cache.not_reported": "none reported",
+    "serving.cache.mine": "{who}'s hit rate",
     "serving.cache.uncached_repeats": "repeated prompts, no hit",
     "serving.cache.flagged": (
         "Some models received repeated long prompts (one key, 10 or more requests averaging 1,000+ "

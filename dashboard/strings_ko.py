@@ -391,6 +391,7 @@ KO: dict[str, str] = {
     ),
     "serving.cache.left_out": "캐시된 토큰을 보고하지 않아 차트에서 뺀 모델: {models}",
     "serving.cache.not_reported": "보고 없음",
+    "serving.cache.mine": "{who}의 적중률",
     "serving.cache.uncached_repeats": "반복 프롬프트, 적중 없음",
     "serving.cache.flagged": (
         "일부 모델은 반복되는 긴 프롬프트(한 키가 평균 1,000 토큰 이상으로 10회"

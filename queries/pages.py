@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 
 from queries.filters import Filters, InvalidFilter
-from queries.runner import Job, Reader
+from queries.runner import Reader
 from queries.serving import PROMPT_BANDS
 
 # key -> query; "totals_previous" is totals over the period before (the cards' deltas)
@@ -43,7 +43,6 @@ NODES_QUERIES = (
     "node_speed_by_bucket",
     "failures_by_bucket",
 )
-NODES_HIGHLIGHTED = ("node_performance", "latency_by_concurrency", "node_speed_by_bucket")
 
 
 # and what it tells about prefix caching, prompt length and load (issue 18): key -> query
@@ -55,6 +54,18 @@ NODES_INSIGHT = (
     "node_share_by_bucket",
     "routing",
 )
+# the highlighted user's part, read again over their requests: the node table, their
+# latency against concurrency and speed over time, and their requests (and hit rate) in
+# each row of the serving insight's tables
+NODES_HIGHLIGHTED = (
+    "node_performance",
+    "latency_by_concurrency",
+    "node_speed_by_bucket",
+    "prefix_cache",
+    "prompt_bands",
+    "load_table",
+    "routing",
+)
 STABLE_P95_MS = 3000.0  # the load table's stable concurrency: p95 latency at most this
 
 
@@ -64,18 +75,17 @@ def nodes(
     *,
     prompt_bands: tuple[int, ...] = PROMPT_BANDS,
     stable_p95_ms: float = STABLE_P95_MS,
+    names: tuple[str, ...] = (*NODES_QUERIES, *NODES_INSIGHT),
 ) -> dict[str, pd.DataFrame]:
-    """The Nodes page's result sets, by the names of NODES_QUERIES and NODES_INSIGHT;
-    `prompt_bands` are the edges of prompt_bands.sql, `stable_p95_ms` load_table.sql's
-    target."""
+    """The Nodes page's result sets `names` (by default all of NODES_QUERIES and
+    NODES_INSIGHT); `prompt_bands` are the edges of prompt_bands.sql, `stable_p95_ms`
+    load_table.sql's target."""
     filters = reader.resolve(filters)
     params: dict[str, dict[str, Any]] = {
         "prompt_bands": {"edges": list(checked_bands(prompt_bands))},
         "load_table": {"stable_p95_ms": checked_target(stable_p95_ms)},
     }
-    jobs: dict[str, Job] = {name: (name, filters) for name in NODES_QUERIES}
-    jobs |= {name: (name, filters, params.get(name, {})) for name in NODES_INSIGHT}
-    return reader.run_many(jobs)
+    return reader.run_many({name: (name, filters, params.get(name, {})) for name in names})
 
 
 def checked_bands(edges: tuple[int, ...]) -> tuple[int, ...]:

@@ -45,8 +45,8 @@ log = logging.getLogger("queries")
 
 QUERY_DIR = Path(__file__).parent
 RECHECK_S = 1.0  # how often to look for a newer store (a stat per day file: ~2 ms a year)
-# the Nodes page's partials kept: a month at 10M requests a year took 18 MB; issue 18's
-# (per model levels, load, prompt bands, cache) about double it on the demo's days
+# the Nodes page's partials kept: a month at 10M requests a year takes 29 MB (1.0 MB a
+# day, of which levels in flight 0.4 MB and prompt bands 0.3 MB)
 PARTIALS_MB = 64
 RETRY_FAILED_S = 60.0  # how long to wait before loading a store that failed to load again
 

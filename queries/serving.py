@@ -13,8 +13,8 @@ it) can be computed once and kept, as partials:
   day it started, as everywhere on the page);
 - `perf`: per node and model, how many requests had each value of each percentile
   measure of queries/metrics.py, in its logarithmic bins (within HIST_ACCURACY);
-- `speed`: the same per local date (in the page's time zone) and node, of the measures
-  its charts read (MEASURES_OF: not the prompt's size, nor LiteLLM's overhead);
+- `speed`: the same per local date (in the page's time zone) and node (this one, `levels`
+  and `bands` only of the measures their pages read, MEASURES_OF: the times and speed);
 - `levels`: the same per node, model and level in flight at the request's start (capped
   at 64);
 - `load`: per node, model, level at the start and status, the requests and the sum of

@@ -13,7 +13,7 @@ from dashboard import figures
 from dashboard.auth import Identity
 from etl.config import Config
 from etl.run import ingest_rows
-from tests import known_store, plotly_json, test_node_queries
+from tests import known_store, plotly_json, test_node_queries, test_serving_insight
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 
@@ -181,6 +181,40 @@ def test_the_nodes_page_marks_a_highlighted_user(node_store: Path, monkeypatch: 
     # the page clears it as the overview does
     at.button(key="clear_highlight").click().run()
     assert "highlight" not in at.query_params and "mine" not in at.dataframe[0].value
+
+
+def test_the_serving_insight_shows_a_highlighted_users_part(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """tests/test_serving_insight.py's day: alice's four requests on the Blackwell (40 % of
+    her prompt tokens cached), bob's on the L40s. Highlighted, alice's requests stand
+    beside each row of the load table, the prompt bands and the routing table, and her
+    own hit rate beside each pair's; where she sent nothing, 0 and no rate."""
+    store = tmp_path / "store"
+    ingest_rows(Config(store=store, nodes=known_store.NODES), test_serving_insight.ROWS)
+    day = {"from": "2026-11-20", "to": "2026-11-20"}
+    at = open_page(store, monkeypatch, "Nodes", range="custom", highlight="alice", **day)
+    load = frame_with(at, "in_flight")  # the Blackwell, the first node: all hers
+    assert list(load["requests"]) == [3, 1] and list(load["mine_requests"]) == [3, 1]
+    bands = frame_with(at, "band").set_index(["band", "pair"])
+    assert bands["mine_requests"].to_dict() == {
+        ("0-500", "blackwell · gpt-oss-120b"): 1,
+        ("500-2k", "blackwell · gpt-oss-120b"): 2,
+        ("500-2k", "l40-a · qwen3-coder-30b"): 0,
+        ("500-2k", "l40-b:8080 · qwen3-coder-30b"): 0,
+        ("2k-8k", "blackwell · gpt-oss-120b"): 1,
+    }
+    cache = frame_with(at, "cache_hit_rate").set_index("pair")
+    assert cache.loc["blackwell · gpt-oss-120b", "mine_cache_hit_rate"] == pytest.approx(2000 / 4998)
+    assert cache.loc["blackwell · gpt-oss-120b", "mine_requests"] == 4
+    assert cache.loc["l40-a · qwen3-coder-30b", "mine_requests"] == 0
+    assert pd.isna(cache.loc["l40-a · qwen3-coder-30b", "mine_cache_hit_rate"])  # none of hers: no rate
+    routed = frame_with(at, "fallback_requests").set_index("node")
+    assert routed["mine_requests"].to_dict() == {"l40-b:8080": 0, "l40-a": 0, "blackwell": 4}
+    at.selectbox(key="load_node").select("l40-a").run()
+    assert set(frame_with(at, "in_flight")["mine_requests"]) == {0}  # bob's node
+    at.button(key="clear_highlight").click().run()
+    assert "mine_requests" not in frame_with(at, "in_flight")
 
 
 def test_the_budgets_page_lists_the_keys_closest_to_their_budget_first(
