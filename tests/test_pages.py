@@ -208,7 +208,11 @@ def test_the_serving_insight_shows_a_highlighted_users_part(
     assert cache.loc["blackwell · gpt-oss-120b", "mine_cache_hit_rate"] == pytest.approx(2000 / 4998)
     assert cache.loc["blackwell · gpt-oss-120b", "mine_requests"] == 4
     assert cache.loc["l40-a · qwen3-coder-30b", "mine_requests"] == 0
-    assert pd.isna(cache.loc["l40-a · qwen3-coder-30b", "mine_cache_hit_rate"])  # none of hers: no rate
+    assert cache["mine_cache_hit_rate"].isna().to_dict() == {  # none of hers: no rate
+        "l40-b:8080 · qwen3-coder-30b": True,
+        "blackwell · gpt-oss-120b": False,
+        "l40-a · qwen3-coder-30b": True,
+    }
     routed = frame_with(at, "fallback_requests").set_index("node")
     assert routed["mine_requests"].to_dict() == {"l40-b:8080": 0, "l40-a": 0, "blackwell": 4}
     at.selectbox(key="load_node").select("l40-a").run()
