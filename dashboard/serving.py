@@ -19,6 +19,7 @@ from dashboard.strings import plain, t
 from dashboard.untrusted import short
 
 BAND_MEASURES = ("ttft_p50_ms", "ttft_p95_ms", "latency_p50_ms", "latency_p95_ms")
+NAME_CHARS = 10  # a highlighted user's name as a column header
 
 
 @dataclass(frozen=True)
@@ -41,18 +42,21 @@ class Highlighted:
     ) -> pd.DataFrame:
         """`frame` with their `value` of result set `name` on each row (matched on `keys`;
         a count is 0 where they had no request, a rate missing) as the column `mine_<value>`,
-        which joins `columns` under `label`."""
+        which joins `columns` headed by their name (`label` says the rest on hover: the
+        tables fill a 1280 px page without it)."""
         theirs = self.data[name][[*keys, value]]
         matched = frame[keys].merge(theirs, on=keys, how="left")[value]
         if value == "requests":
             matched = matched.fillna(0).astype("int64")
         column = f"mine_{value}"
-        columns[column] = st.column_config.NumberColumn(plain(label, who=short(self.who)))
+        columns[column] = st.column_config.NumberColumn(
+            short(self.who, NAME_CHARS), help=plain(label, who=short(self.who)), width="small"
+        )
         return frame.assign(**{column: matched.to_numpy()})
 
 
 def prefix_cache(data: dict[str, pd.DataFrame], span: Span | None, highlighted: Highlighted | None) -> None:
-    """The hit rate per node and model (and the highlighted user's), flagged where
+    """The hit rate per node and model (and the highlighted user's own), flagged where
     repeated prompts got no cached token, and per model over time."""
     with st.container(border=True):
         st.markdown(f"**{t('serving.cache')}**", help=t("serving.cache.help"))
@@ -83,14 +87,19 @@ def prefix_cache(data: dict[str, pd.DataFrame], span: Span | None, highlighted: 
             "prompt_tokens": fmt.count,
             "cached_tokens": fmt.count,
             "cache_hit_rate": fmt.percent,
-            "mine_requests": fmt.count,
             "mine_cache_hit_rate": fmt.percent,
         }
         if highlighted is not None:
-            keys = ["node", "model"]
-            table = highlighted.beside(table, "prefix_cache", keys, columns)
+            # their hit rate, in place of the prompt tokens (the rate's and the cached
+            # tokens' other term): a column more was wider than the page at 1280 px
+            del columns["prompt_tokens"]
             table = highlighted.beside(
-                table, "prefix_cache", keys, columns, value="cache_hit_rate", label="serving.cache.mine"
+                table,
+                "prefix_cache",
+                ["node", "model"],
+                columns,
+                value="cache_hit_rate",
+                label="serving.cache.mine",
             )
         # a pair without a rate shows the table's dash; its note says why ("none reported")
         tables.show(tables.styled(table[list(columns)], formats), columns)
@@ -126,7 +135,7 @@ def _rate_by_model(buckets: pd.DataFrame) -> pd.DataFrame:
 
 def prompt_bands(data: dict[str, pd.DataFrame], highlighted: Highlighted | None) -> None:
     """Time to first token and latency per band of prompt length, a line per node and
-    model: the long-prompt cliff (and where the highlighted user's requests fall)."""
+    model: the long-prompt cliff (and the highlighted user's own values)."""
     with st.container(border=True):
         st.markdown(f"**{t('serving.bands')}**", help=t("serving.bands.help"))
         bands = data["prompt_bands"]
@@ -142,7 +151,13 @@ def prompt_bands(data: dict[str, pd.DataFrame], highlighted: Highlighted | None)
             label_visibility="collapsed",
         )
         lines = _with_pair(bands)
-        figure = figures.node_lines(lines, measure, t(f"col.{measure}"), x="band", series="pair")
+        # the highlighted user's own values per band as accent dots, named by node · model
+        # (a column more in the table was wider than the page at 1280 px)
+        mine, who = None, None
+        if highlighted is not None:
+            mine, who = _with_pair(highlighted.data["prompt_bands"]), highlighted.who
+            mine = mine.assign(node=mine["pair"])  # what the dots' hover names
+        figure = figures.node_lines(lines, measure, t(f"col.{measure}"), mine, who, x="band", series="pair")
         st.plotly_chart(figure, key="prompt_bands")
         # node and model in one column: nine columns were 4 px wider than the page at 1280 px
         columns = {
@@ -153,9 +168,7 @@ def prompt_bands(data: dict[str, pd.DataFrame], highlighted: Highlighted | None)
             "output_tps_p50": st.column_config.NumberColumn(t("col.output_tps_p50")),
         }
         formats: dict[str, tables.Formatter] = dict.fromkeys(BAND_MEASURES, fmt.duration_ms)
-        formats |= {"requests": fmt.count, "output_tps_p50": fmt.rate, "mine_requests": fmt.count}
-        if highlighted is not None:
-            lines = highlighted.beside(lines, "prompt_bands", ["band", "node", "model"], columns)
+        formats |= {"requests": fmt.count, "output_tps_p50": fmt.rate}
         tables.show(tables.styled(lines[list(columns)], formats), columns)
 
 

@@ -414,7 +414,7 @@ EN: dict[str, str] = {
     "col.in_flight": "In flight",
     "col.latency_avg_ms": "Latency mean",
     "col.requests_per_s": "Requests/s",
-    "col.stable": "p95 within target",
+    "col.stable": "p95 ≤ target",
     "unit.per_s": "{value}/s",
     "nodes.own_only": (
         "Your own requests only: how the nodes served you. Requests in flight, shares and the load "

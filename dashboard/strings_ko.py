@@ -373,7 +373,7 @@ KO: dict[str, str] = {
     "col.in_flight": "동시 요청",
     "col.latency_avg_ms": "지연 시간 평균",
     "col.requests_per_s": "초당 요청",
-    "col.stable": "p95 목표 이내",
+    "col.stable": "p95 ≤ 목표",
     "unit.per_s": "{value}/초",
     "nodes.own_only": (
         "내 요청만 보여 줍니다: 노드가 나를 어떻게 처리했는지입니다. 동시 요청, "

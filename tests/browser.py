@@ -188,9 +188,13 @@ _TABLES = """() => [...document.querySelectorAll("[data-testid='stDataFrame'] ta
   }))"""
 
 
-def drawn_tables(page: Any) -> list[dict[str, Any]]:
-    """The page's tables (headers, rows), once glide has drawn each (it does once it is
+def drawn_tables(page: Any, at_least: int = 1) -> list[dict[str, Any]]:
+    """The page's tables (headers, rows), once `at_least` are on the page (a first visit
+    loads the grid's code after the rest of the page: the script may be done and the
+    charts drawn with no table there yet) and glide has drawn each (it does once it is
     on the screen)."""
+    present = "document.querySelectorAll(\"[data-testid='stDataFrame']\").length"
+    page.wait_for_function(f"{present} >= {at_least}", timeout=60_000)
     frames = page.locator("[data-testid='stDataFrame']")
     for index in range(frames.count()):
         frames.nth(index).scroll_into_view_if_needed()

@@ -188,26 +188,23 @@ def test_the_serving_insight_shows_a_highlighted_users_part(
 ) -> None:
     """tests/test_serving_insight.py's day: alice's four requests on the Blackwell (40 % of
     her prompt tokens cached), bob's on the L40s. Highlighted, alice's requests stand
-    beside each row of the load table, the prompt bands and the routing table, and her
-    own hit rate beside each pair's; where she sent nothing, 0 and no rate."""
+    beside each row of the load table and the routing table, her own hit rate beside each
+    pair's, her own times per prompt band as dots on its chart; where she sent nothing,
+    0 and no rate."""
     store = tmp_path / "store"
     ingest_rows(Config(store=store, nodes=known_store.NODES), test_serving_insight.ROWS)
     day = {"from": "2026-11-20", "to": "2026-11-20"}
     at = open_page(store, monkeypatch, "Nodes", range="custom", highlight="alice", **day)
     load = frame_with(at, "in_flight")  # the Blackwell, the first node: all hers
     assert list(load["requests"]) == [3, 1] and list(load["mine_requests"]) == [3, 1]
-    bands = frame_with(at, "band").set_index(["band", "pair"])
-    assert bands["mine_requests"].to_dict() == {
-        ("0-500", "blackwell · gpt-oss-120b"): 1,
-        ("500-2k", "blackwell · gpt-oss-120b"): 2,
-        ("500-2k", "l40-a · qwen3-coder-30b"): 0,
-        ("500-2k", "l40-b:8080 · qwen3-coder-30b"): 0,
-        ("2k-8k", "blackwell · gpt-oss-120b"): 1,
-    }
+    charts = {c.proto.id.rsplit("-", 1)[-1]: plotly_json.figure(c.proto.spec) for c in at.get("plotly_chart")}
+    hers = [d for d in charts["prompt_bands"]["data"] if d["name"] == "alice"]  # her median TTFT per band
+    assert len(hers) == 1 and hers[0]["marker"]["color"] == figures.ACCENT
+    assert hers[0]["x"] == ["0-500", "500-2k", "2k-8k"] and hers[0]["y"] == pytest.approx(
+        [200, 350, 500], rel=0.01
+    )
     cache = frame_with(at, "cache_hit_rate").set_index("pair")
     assert cache.loc["blackwell · gpt-oss-120b", "mine_cache_hit_rate"] == pytest.approx(2000 / 4998)
-    assert cache.loc["blackwell · gpt-oss-120b", "mine_requests"] == 4
-    assert cache.loc["l40-a · qwen3-coder-30b", "mine_requests"] == 0
     assert cache["mine_cache_hit_rate"].isna().to_dict() == {  # none of hers: no rate
         "l40-b:8080 · qwen3-coder-30b": True,
         "blackwell · gpt-oss-120b": False,
