@@ -15,7 +15,7 @@ import streamlit as st
 from dashboard import figures, panels, tables
 from dashboard import format as fmt
 from dashboard.figures import Span
-from dashboard.strings import plain, t
+from dashboard.strings import t
 from dashboard.untrusted import short
 
 BAND_MEASURES = ("ttft_p50_ms", "ttft_p95_ms", "latency_p50_ms", "latency_p95_ms")
@@ -42,15 +42,15 @@ class Highlighted:
     ) -> pd.DataFrame:
         """`frame` with their `value` of result set `name` on each row (matched on `keys`;
         a count is 0 where they had no request, a rate missing) as the column `mine_<value>`,
-        which joins `columns` headed by their name (`label` says the rest on hover: the
-        tables fill a 1280 px page without it)."""
+        which joins `columns` headed by their name (`label` says the rest on hover, as
+        Markdown: t() escapes the name; the tables fill a 1280 px page without it)."""
         theirs = self.data[name][[*keys, value]]
         matched = frame[keys].merge(theirs, on=keys, how="left")[value]
         if value == "requests":
             matched = matched.fillna(0).astype("int64")
         column = f"mine_{value}"
         columns[column] = st.column_config.NumberColumn(
-            short(self.who, NAME_CHARS), help=plain(label, who=short(self.who)), width="small"
+            short(self.who, NAME_CHARS), help=t(label, who=short(self.who)), width="small"
         )
         return frame.assign(**{column: matched.to_numpy()})
 

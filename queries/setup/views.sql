@@ -188,10 +188,12 @@ CREATE MACRO burn_per_day(spend, reset_at, duration, week_spend) AS
 -- budget copied at `copied` runs out at the present pace, and what happens to it:
 -- no_budget, spent (nothing left), reset_due (the reset time has passed and LiteLLM has
 -- not reset it yet), idle (no spend to go by), runs_out (before the reset, or with no
--- reset at all) or lasts (until the reset)
+-- reset at all) or lasts (until the reset). The run-out time is whole seconds after the
+-- copy: the pace is a sum of floating-point spends, which parallel threads add in any
+-- order, and a time to the microsecond moved by one between two runs.
 CREATE MACRO budget_runs_out_at(copied, spend, budget, per_day) AS
     CASE WHEN budget > coalesce(spend, 0) AND per_day > 0
-         THEN copied + to_microseconds(((budget - coalesce(spend, 0)) / per_day * 86400e6)::BIGINT) END;
+         THEN copied + to_seconds(((budget - coalesce(spend, 0)) / per_day * 86400)::BIGINT) END;
 CREATE MACRO budget_forecast(copied, spend, budget, reset_at, per_day) AS
     CASE
         WHEN budget IS NULL THEN 'no_budget'
