@@ -77,6 +77,9 @@ def render(config: Config, reader: Reader, tz: str) -> None:
     over = int((budgets["budget_used"] >= 1).sum())
     near = int(((budgets["budget_used"] >= fmt.BUDGET_NEAR) & (budgets["budget_used"] < 1)).sum())
     st.markdown(t("budgets.summary", keys=len(budgets), over=over, near=near))
+    unreadable = forecasts.unreadable(budgets)
+    if unreadable:
+        st.caption(unreadable)
     levels = [fmt.budget_level(used) for used in budgets["budget_used"]]
     times = (
         "budget_reset_at",
@@ -92,6 +95,10 @@ def render(config: Config, reader: Reader, tz: str) -> None:
         user_forecast=[forecasts.status(f) for f in budgets["user_forecast"]],
         budget_duration=[fmt.period(d) for d in budgets["budget_duration"]],
         budget_used=tables.percent_bar(budgets["budget_used"]),
+        # a budget that cannot be read (inf, NaN, negative) is named above, not shown as a number
+        max_budget=budgets["max_budget"].where(
+            budgets["budget_used"].notna() | budgets["budget_problem"].isna()
+        ),
         **{name: budgets[name].dt.tz_convert(tz) for name in times},
     )
     columns = {

@@ -10,9 +10,10 @@ from typing import Any
 import pandas as pd
 
 from dashboard import format as fmt
-from dashboard.strings import t
+from dashboard.strings import plain, t
 
-FORECASTS = ("runs_out", "lasts", "spent", "reset_due", "idle", "no_budget")
+FORECASTS = ("runs_out", "lasts", "spent", "reset_due", "idle", "no_budget", "invalid")
+NAMED_UNREADABLE = 10  # the Budgets page names this many keys whose settings cannot be read
 
 
 def sentence(row: Mapping[Hashable, Any] | pd.Series[Any], tz: str, *, person: bool = False) -> str:
@@ -29,7 +30,12 @@ def sentence(row: Mapping[Hashable, Any] | pd.Series[Any], tz: str, *, person: b
     }
     if forecast not in FORECASTS:
         forecast = "no_budget"
-    if forecast in ("runs_out", "spent") and values["reset"] is None:
+    if forecast == "invalid":
+        return t(
+            "forecast.invalid_person" if person else "forecast.invalid",
+            setting=row[f"{prefix}budget_setting"],
+        )
+    if forecast in ("runs_out", "spent", "lasts") and values["reset"] is None:
         return t(f"forecast.{forecast}_no_reset", **values)
     if forecast == "runs_out":
         ahead = pd.Timestamp(reset_at) - pd.Timestamp(runs_out_at)
@@ -40,3 +46,30 @@ def sentence(row: Mapping[Hashable, Any] | pd.Series[Any], tz: str, *, person: b
 def status(forecast: Any) -> str:
     """The forecast in a table cell: 'runs out before the reset', 'lasts until the reset'..."""
     return t(f"forecast.status.{forecast}") if forecast in FORECASTS else fmt.MISSING
+
+
+def period_note(row: Mapping[Hashable, Any] | pd.Series[Any]) -> str | None:
+    """A sentence for a key whose budget period LiteLLM holds cannot be read, else None."""
+    if row["budget_problem"] != "period":
+        return None
+    return t("forecast.period_unread", setting=row["budget_setting"])
+
+
+def unreadable(budgets: pd.DataFrame) -> str | None:
+    """The keys whose budget settings cannot be read, named with the value (the first
+    NAMED_UNREADABLE, then how many more), for the Budgets page; None when there are none."""
+    bad = budgets[budgets["budget_problem"].notna()]
+    if bad.empty:
+        return None
+    named = [
+        f"{alias or fmt.MISSING} ({plain(f'forecast.problem.{problem}', setting=setting)})"
+        for alias, problem, setting in zip(
+            bad["key_alias"][:NAMED_UNREADABLE],
+            bad["budget_problem"][:NAMED_UNREADABLE],
+            bad["budget_setting"][:NAMED_UNREADABLE],
+            strict=True,
+        )
+    ]
+    if len(bad) > NAMED_UNREADABLE:
+        named.append(plain("budgets.and_more", count=f"{len(bad) - NAMED_UNREADABLE:,}"))
+    return t("budgets.unreadable", keys=", ".join(named))

@@ -513,7 +513,10 @@ def budget_bars(budgets: pd.DataFrame, limits: pd.DataFrame, tz: str) -> None:
         level = fmt.budget_level(key["budget_used"]) if not fmt.missing(key["max_budget"]) else "none"
         if level != "none":  # the same scale and colours as the administrators' table
             st.markdown(f":{fmt.LEVEL_COLORS[level]}-badge[{t(f'budget.level.{level}')}]")
-        if fmt.missing(key["max_budget"]):
+        if key["forecast"] == "invalid":  # a budget or spend LiteLLM holds that cannot be read
+            st.markdown(f"**{untrusted.markdown(name)}**")
+            st.markdown(forecasts.sentence(key, tz))
+        elif fmt.missing(key["max_budget"]):
             st.progress(0.0, text=t("budget.unlimited", key=name, spend=fmt.usd(key["spend"])))
         else:
             used = float(key["budget_used"] or 0.0)
@@ -527,6 +530,9 @@ def budget_bars(budgets: pd.DataFrame, limits: pd.DataFrame, tz: str) -> None:
             )
             _level_bar(level, f"key{index}", min(max(used, 0.0), 1.0), text)
             st.markdown(forecasts.sentence(key, tz))
+            note = forecasts.period_note(key)
+            if note:
+                st.markdown(note)
         details = []
         if not fmt.missing(key["budget_reset_at"]):
             details.append(
@@ -547,7 +553,9 @@ def budget_bars(budgets: pd.DataFrame, limits: pd.DataFrame, tz: str) -> None:
         for sentence in rate_limits.sentences(measured, tz) if measured is not None else ():
             st.markdown(sentence)
     first = budgets.iloc[0]
-    if not fmt.missing(first["user_max_budget"]):
+    if first["user_forecast"] == "invalid":
+        st.markdown(forecasts.sentence(first, tz, person=True))
+    elif not fmt.missing(first["user_max_budget"]):
         spent, budget = float(first["user_spend"] or 0), float(first["user_max_budget"])
         used = spent / budget if budget else 1.0
         text = t("budget.user", spend=fmt.usd(spent), budget=fmt.usd(budget))

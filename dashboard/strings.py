@@ -159,6 +159,18 @@ EN: dict[str, str] = {
     "forecast.reset_due": "Its reset was due on {reset}; LiteLLM resets it at its next budget check.",
     "forecast.idle": "No spend in the last 7 days: nothing to forecast from.",
     "forecast.no_budget": "No budget to run out.",
+    "forecast.lasts_no_reset": "At this pace ({per_day} a day) it lasts more than a century.",
+    "forecast.invalid": "LiteLLM's budget for this key cannot be read ({setting}): no forecast.",
+    "forecast.invalid_person": "Your own budget in LiteLLM cannot be read ({setting}): no forecast.",
+    "forecast.period_unread": (
+        "Its budget period in LiteLLM ({setting}) cannot be read: the pace is the last 7 days'."
+    ),
+    "forecast.status.invalid": "budget not understood",
+    "forecast.problem.budget": "budget {setting}",
+    "forecast.problem.spend": "spend {setting}",
+    "forecast.problem.period": "period {setting}",
+    "budgets.unreadable": "Settings in LiteLLM that cannot be read (no forecast from them): {keys}.",
+    "budgets.and_more": "and {count} more",
     "forecast.status.runs_out": "runs out before the reset",
     "forecast.status.lasts": "lasts until the reset",
     "forecast.status.spent": "used up",

@@ -135,6 +135,18 @@ KO: dict[str, str] = {
     "forecast.reset_due": "{reset}에 초기화될 예정이었습니다. LiteLLM이 다음 예산 점검 때 초기화합니다.",
     "forecast.idle": "최근 7일간 사용이 없어 예측할 근거가 없습니다.",
     "forecast.no_budget": "소진될 예산이 없습니다.",
+    "forecast.lasts_no_reset": "지금 속도(하루 {per_day})라면 100년 넘게 남습니다.",
+    "forecast.invalid": "LiteLLM에 설정된 이 키의 예산 값을 읽을 수 없습니다({setting}). 예측하지 않습니다.",
+    "forecast.invalid_person": (
+        "LiteLLM에 설정된 내 예산 값을 읽을 수 없습니다({setting}). 예측하지 않습니다."
+    ),
+    "forecast.period_unread": "LiteLLM의 예산 주기({setting})를 읽을 수 없어 최근 7일 속도로 계산합니다.",
+    "forecast.status.invalid": "예산 값 오류",
+    "forecast.problem.budget": "예산 {setting}",
+    "forecast.problem.spend": "사용액 {setting}",
+    "forecast.problem.period": "주기 {setting}",
+    "budgets.unreadable": "읽을 수 없는 LiteLLM 설정(예측에서 제외): {keys}",
+    "budgets.and_more": "외 {count}개",
     "forecast.status.runs_out": "초기화 전 소진",
     "forecast.status.lasts": "초기화까지 충분",
     "forecast.status.spent": "모두 사용",

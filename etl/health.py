@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from itertools import takewhile
@@ -47,6 +48,7 @@ class Budget:
     used: float | None  # spend / budget (None: a budget of 0)
     runs_out_at: dt.datetime | None  # only when the forecast is that it runs out before its reset
     reset_at: dt.datetime | None
+    problem: str | None = None  # the setting LiteLLM holds that cannot be read (budget, spend, period)
 
 
 def budgets_of(rows: Iterable[Mapping[str, Any]]) -> list[Budget]:
@@ -59,17 +61,21 @@ def budgets_of(rows: Iterable[Mapping[str, Any]]) -> list[Budget]:
     users: dict[str, Budget] = {}
     for row in rows:
         short = f"#{row['api_key_hash'][:HASH_SHOWN]}"
-        if row["max_budget"] is not None:
+        if row["max_budget"] is not None or row["budget_problem"]:  # NaN reaches here as None
             labels = {"budget": "key", "key_alias": row["key_alias"] or short}
             if row["user_id"]:
                 labels["user"] = row["user_id"]
             runs_out = row["runs_out_at"] if row["forecast"] == "runs_out" else None
-            keys.append((labels, short, Budget((), row["budget_used"], runs_out, row["budget_reset_at"])))
+            budget = Budget(
+                (), _ratio(row["budget_used"]), runs_out, row["budget_reset_at"], row["budget_problem"]
+            )
+            keys.append((labels, short, budget))
         user = row["user_id"]
-        if user and row["user_max_budget"] is not None and user not in users:
+        if user and (row["user_max_budget"] is not None or row["user_budget_problem"]) and user not in users:
             runs_out = row["user_runs_out_at"] if row["user_forecast"] == "runs_out" else None
             named = (("budget", "user"), ("user", user))
-            users[user] = Budget(named, row["user_budget_used"], runs_out, row["user_budget_reset_at"])
+            used, reset_at = _ratio(row["user_budget_used"]), row["user_budget_reset_at"]
+            users[user] = Budget(named, used, runs_out, reset_at, row["user_budget_problem"])
     return [*_distinct(keys), *users.values()]
 
 
@@ -88,8 +94,14 @@ def _distinct(keys: list[tuple[dict[str, str], str, Budget]]) -> list[Budget]:
         if named in out:
             log.warning("budget metrics: two keys named %r; only the first is reported", dict(named))
             continue
-        out[named] = Budget(named, budget.used, budget.runs_out_at, budget.reset_at)
+        out[named] = Budget(named, budget.used, budget.runs_out_at, budget.reset_at, budget.problem)
     return list(out.values())
+
+
+def _ratio(value: Any) -> float | None:
+    """A share used as the file can carry it: None for none (a budget of 0 or one that
+    cannot be read; pandas hands those over as NaN)."""
+    return None if value is None or not math.isfinite(value) else float(value)
 
 
 def render(attempt: Attempt, runs: list[dict[str, Any]], budgets: list[Budget] | None = None) -> str:
@@ -156,7 +168,8 @@ def _budget_metrics(budgets: list[Budget] | None, now: dt.datetime) -> _Metrics:
         "runout_hours",
         "gauge",
         "Hours until the budget runs out at the pace of the last 7 days; only for budgets that "
-        "run out before their reset (negative: past the forecast time)",
+        "run out before their reset (negative: past the forecast time): no series for a budget "
+        "that lasts until its reset, runs out over a century from now, or cannot be read",
         [
             (dict(b.labels), round((b.runs_out_at - now).total_seconds() / 3600, 4))
             for b in budgets
@@ -168,6 +181,14 @@ def _budget_metrics(budgets: list[Budget] | None, now: dt.datetime) -> _Metrics:
         "gauge",
         "Unix time LiteLLM resets the budget",
         [(dict(b.labels), b.reset_at.timestamp()) for b in budgets if b.reset_at is not None],
+    )
+    out.family(
+        "invalid",
+        "gauge",
+        "1 for a budget whose setting in LiteLLM cannot be read (reason: budget not finite or "
+        "negative, spend not finite, period not one LiteLLM writes or over a century): no "
+        "share or run-out for a budget or spend, the week's pace for a period",
+        [(dict(b.labels) | {"reason": b.problem}, 1) for b in budgets if b.problem],
     )
     return out
 

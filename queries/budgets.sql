@@ -1,6 +1,6 @@
 -- budgets: every key in scope with its spend against its budget, its limits, its last
 -- request, and the forecast at its present pace (setup/views.sql: burn_per_day,
--- budget_forecast) for the key and for its person's own budget; the keys that run out
+-- budget_forecast; budget_problem names a setting that cannot be read) for the key and for its person's own budget; the keys that run out
 -- soonest first (those used up before all), then those closest to their budget. The
 -- filters' range is the week before the key list was copied (queries/pages.py, budgets):
 -- its end is the copy.
@@ -26,6 +26,7 @@ paced AS (
         u.max_budget AS user_max_budget,
         u.spend AS user_spend,
         u.budget_reset_at AS user_budget_reset_at,
+        u.budget_duration AS user_budget_duration,
         a.last_request,
         getvariable('filters').range_end::TIMESTAMPTZ AS copied_at,
         burn_per_day(k.spend, k.budget_reset_at, k.budget_duration, kw.week_spend) AS burn_per_day,
@@ -44,8 +45,12 @@ SELECT
     user_alias,
     spend,
     max_budget,
-    spend / NULLIF(max_budget, 0) AS budget_used,
-    greatest(max_budget - spend, 0) AS budget_left,
+    spend / NULLIF(usable_budget(max_budget, budget_duration, spend), 0) AS budget_used,
+    -- greatest() skips a NULL: the budget's own NULL must stay one
+    CASE WHEN usable_budget(max_budget, budget_duration, spend) IS NOT NULL
+         THEN greatest(max_budget - coalesce(spend, 0), 0) END AS budget_left,
+    budget_problem(max_budget, budget_duration, spend) AS budget_problem,
+    budget_setting(max_budget, budget_duration, spend) AS budget_setting,
     budget_duration,
     budget_reset_at,
     burn_per_day,
@@ -58,7 +63,9 @@ SELECT
     greatest(last_request, last_active) AS last_active,
     user_max_budget,
     user_spend,
-    user_spend / NULLIF(user_max_budget, 0) AS user_budget_used,
+    user_spend / NULLIF(usable_budget(user_max_budget, user_budget_duration, user_spend), 0) AS user_budget_used,
+    budget_problem(user_max_budget, user_budget_duration, user_spend) AS user_budget_problem,
+    budget_setting(user_max_budget, user_budget_duration, user_spend) AS user_budget_setting,
     user_budget_reset_at,
     user_burn_per_day,
     budget_runs_out_at(copied_at, user_spend, user_max_budget, user_burn_per_day) AS user_runs_out_at,

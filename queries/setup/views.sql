@@ -155,17 +155,45 @@ labelled AS (
 SELECT q15, bucket, min(slot_start) OVER (PARTITION BY bucket, utc_offset) AS bucket_start
 FROM labelled;
 
--- Budgets (queries/budgets.sql). budget_period: a LiteLLM budget_duration ("30s", "30m",
--- "24h", "30d", "1w", "1mo") as an interval; NULL for none or a form LiteLLM does not write.
+-- Budgets (queries/budgets.sql). LiteLLM stores whatever an administrator or its API was
+-- given, so every value is bounded before it meets interval or timestamp arithmetic, which
+-- fails the whole query (and with it every key's row) on one value out of range.
+-- budget_period: a budget_duration ("30s", "30m", "24h", "30d", "1w", "1mo") as an
+-- interval; NULL for none, a form LiteLLM does not write, or a period over a century.
+CREATE MACRO budget_period_seconds(duration) AS
+    TRY_CAST(regexp_extract(trim(duration), '^([0-9]{1,12})(s|m|h|d|w|mo)$', 1) AS BIGINT)
+    * CASE regexp_extract(trim(duration), '^([0-9]{1,12})(s|m|h|d|w|mo)$', 2)
+        WHEN 's' THEN 1 WHEN 'm' THEN 60 WHEN 'h' THEN 3600 WHEN 'd' THEN 86400
+        WHEN 'w' THEN 604800 WHEN 'mo' THEN 2629800 END;
 CREATE MACRO budget_period(duration) AS
-    CASE regexp_extract(trim(duration), '^([0-9]+)(s|m|h|d|w|mo)$', 2)
-        WHEN 's' THEN to_seconds(regexp_extract(trim(duration), '^([0-9]+)', 1)::BIGINT)
-        WHEN 'm' THEN to_minutes(regexp_extract(trim(duration), '^([0-9]+)', 1)::BIGINT)
-        WHEN 'h' THEN to_hours(regexp_extract(trim(duration), '^([0-9]+)', 1)::BIGINT)
-        WHEN 'd' THEN to_days(regexp_extract(trim(duration), '^([0-9]+)', 1)::INTEGER)
-        WHEN 'w' THEN to_weeks(regexp_extract(trim(duration), '^([0-9]+)', 1)::INTEGER)
-        WHEN 'mo' THEN to_months(regexp_extract(trim(duration), '^([0-9]+)', 1)::INTEGER)
+    CASE WHEN budget_period_seconds(duration) BETWEEN 1 AND 3155760000 THEN
+        CASE regexp_extract(trim(duration), '^([0-9]+)(s|m|h|d|w|mo)$', 2)
+            WHEN 'mo' THEN to_months(regexp_extract(trim(duration), '^([0-9]+)', 1)::INTEGER)
+            ELSE to_seconds(budget_period_seconds(duration))
+        END
     END;
+
+-- budget_problem(budget, duration, spend): which of a budget's settings cannot be read:
+-- 'budget' (not finite, or negative: no share, left or forecast is shown for it), 'spend'
+-- (not finite), 'period' (set, but not a period budget_period reads: the budget still
+-- counts, its pace is the week's); NULL when all can. budget_setting: that value, as text.
+CREATE MACRO budget_problem(budget, duration, spend) AS
+    CASE
+        WHEN budget IS NOT NULL AND (NOT isfinite(budget) OR budget < 0) THEN 'budget'
+        WHEN spend IS NOT NULL AND NOT isfinite(spend) THEN 'spend'
+        WHEN budget IS NOT NULL AND nullif(trim(duration), '') IS NOT NULL
+             AND budget_period(duration) IS NULL THEN 'period'
+    END;
+CREATE MACRO budget_setting(budget, duration, spend) AS
+    left(CASE budget_problem(budget, duration, spend)
+        WHEN 'budget' THEN lower(budget::VARCHAR)
+        WHEN 'spend' THEN lower(spend::VARCHAR)
+        WHEN 'period' THEN duration
+    END, 40);
+-- usable_budget: the budget when it can be read, else NULL
+CREATE MACRO usable_budget(budget, duration, spend) AS
+    CASE WHEN budget_problem(budget, duration, spend) IS DISTINCT FROM 'budget'
+          AND budget_problem(budget, duration, spend) IS DISTINCT FROM 'spend' THEN budget END;
 
 -- burn_per_day(spend, reset_at, duration, week_spend): dollars a day, over the period so far
 -- when it began within the filters' range (its spend is LiteLLM's own count since the
@@ -186,21 +214,31 @@ CREATE MACRO burn_per_day(spend, reset_at, duration, week_spend) AS
 
 -- budget_runs_out_at, budget_forecast(copied, spend, budget, reset_at, per_day): when a
 -- budget copied at `copied` runs out at the present pace, and what happens to it:
--- no_budget, spent (nothing left), reset_due (the reset time has passed and LiteLLM has
--- not reset it yet), idle (no spend to go by), runs_out (before the reset, or with no
--- reset at all) or lasts (until the reset). The run-out time is whole seconds after the
+-- no_budget, invalid (a budget or spend budget_problem cannot read: pass it as is), spent
+-- (nothing left), reset_due (the reset time has passed and LiteLLM has not reset it yet),
+-- idle (no spend to go by), runs_out (before the reset, or with no reset at all) or lasts
+-- (until the reset; or, without one, beyond a century). The days left are a double, so a
+-- pace of $0.000005 a week against $100 (385 million years) is compared, never added to a
+-- timestamp: a run-out is a date only within a century. It is whole seconds after the
 -- copy: the pace is a sum of floating-point spends, which parallel threads add in any
 -- order, and a time to the microsecond moved by one between two runs.
+CREATE MACRO budget_days_left(spend, budget, per_day) AS
+    CASE WHEN budget > coalesce(spend, 0) AND per_day > 0 AND isfinite(budget) AND isfinite(per_day)
+         THEN (budget - coalesce(spend, 0)) / per_day END;
 CREATE MACRO budget_runs_out_at(copied, spend, budget, per_day) AS
-    CASE WHEN budget > coalesce(spend, 0) AND per_day > 0
-         THEN copied + to_seconds(((budget - coalesce(spend, 0)) / per_day * 86400)::BIGINT) END;
+    CASE WHEN budget_days_left(spend, budget, per_day) <= 36525
+         THEN copied + to_seconds(round(budget_days_left(spend, budget, per_day) * 86400)::BIGINT) END;
 CREATE MACRO budget_forecast(copied, spend, budget, reset_at, per_day) AS
     CASE
         WHEN budget IS NULL THEN 'no_budget'
+        WHEN NOT isfinite(budget) OR budget < 0 OR NOT isfinite(coalesce(spend, 0)) THEN 'invalid'
         WHEN coalesce(spend, 0) >= budget THEN 'spent'
         WHEN reset_at IS NOT NULL AND reset_at <= copied THEN 'reset_due'
-        WHEN coalesce(per_day, 0) <= 0 THEN 'idle'
-        WHEN reset_at IS NULL OR budget_runs_out_at(copied, spend, budget, per_day) < reset_at THEN 'runs_out'
+        WHEN coalesce(per_day, 0) <= 0 OR NOT isfinite(per_day) THEN 'idle'
+        WHEN reset_at IS NULL THEN
+            CASE WHEN budget_runs_out_at(copied, spend, budget, per_day) IS NULL THEN 'lasts' ELSE 'runs_out' END
+        WHEN budget_runs_out_at(copied, spend, budget, per_day) IS NOT NULL
+             AND budget_days_left(spend, budget, per_day) * 86400 < epoch(reset_at) - epoch(copied) THEN 'runs_out'
         ELSE 'lasts'
     END;
 
