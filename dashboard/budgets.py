@@ -74,13 +74,12 @@ def render(config: Config, reader: Reader, tz: str) -> None:
         return
     panels.freshness(status, config, tz, reader)
     budgets = pages.budgets(reader)
-    over = int((budgets["budget_used"] >= 1).sum())
-    near = int(((budgets["budget_used"] >= fmt.BUDGET_NEAR) & (budgets["budget_used"] < 1)).sum())
+    levels = forecasts.levels(budgets)
+    over, near = levels.count("over"), levels.count("near")
     st.markdown(t("budgets.summary", keys=len(budgets), over=over, near=near))
     unreadable = forecasts.unreadable(budgets)
     if unreadable:
         st.caption(unreadable)
-    levels = [fmt.budget_level(used) for used in budgets["budget_used"]]
     times = (
         "budget_reset_at",
         "last_active",

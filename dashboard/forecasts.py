@@ -48,6 +48,14 @@ def status(forecast: Any) -> str:
     return t(f"forecast.status.{forecast}") if forecast in FORECASTS else fmt.MISSING
 
 
+def levels(budgets: pd.DataFrame) -> list[fmt.BudgetLevel]:
+    """Each key's budget status (format.budget_level) from its row of queries/budgets.sql."""
+    return [
+        fmt.budget_level(used, forecast)
+        for used, forecast in zip(budgets["budget_used"], budgets["forecast"], strict=True)
+    ]
+
+
 def period_note(row: Mapping[Hashable, Any] | pd.Series[Any]) -> str | None:
     """A sentence for a key whose budget period LiteLLM holds cannot be read, else None."""
     if row["budget_problem"] != "period":

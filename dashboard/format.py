@@ -242,8 +242,9 @@ def change(current: Any, previous: Any, unit: Unit) -> Change | None:
     return Change(t(key, value=f"{value:+.1f}"), "auto")
 
 
-# One scale for how close a budget is to its limit, for the administrators' table and a
-# student's own bars alike: at 80 % a key is close, at 100 % over.
+# One status of a budget for every page (the Budgets table, the Overview's block, a
+# student's badge and bars), in one colour scale: over (used up), at risk (`near`: 80 %
+# used, or forecast to run out before its reset at the pace of the last 7 days), within.
 BUDGET_NEAR = 0.8
 BudgetLevel = Literal["none", "ok", "near", "over"]
 LEVEL_COLORS: dict[BudgetLevel, str] = {"none": "gray", "ok": "green", "near": "orange", "over": "red"}
@@ -251,9 +252,12 @@ LEVEL_COLORS: dict[BudgetLevel, str] = {"none": "gray", "ok": "green", "near": "
 LEVEL_HEX: dict[BudgetLevel, str] = {"none": "#8C9BB0", "ok": "#2E9E5B", "near": "#E8871E", "over": "#D93F3F"}
 
 
-def budget_level(used: Any) -> BudgetLevel:
-    """How much of its budget a key has used, as a level (`none`: no budget)."""
-    if missing(used):
+def budget_level(used: Any, forecast: Any = None) -> BudgetLevel:
+    """A budget's status from the share of it used and its forecast (queries/budgets.sql:
+    `budget_used`, `forecast`; `none`: no budget, or one that cannot be read)."""
+    if missing(used) or forecast in ("no_budget", "invalid"):
         return "none"
     share = float(used)
-    return "over" if share >= 1 else "near" if share >= BUDGET_NEAR else "ok"
+    if share >= 1 or forecast == "spent":
+        return "over"
+    return "near" if share >= BUDGET_NEAR or forecast == "runs_out" else "ok"

@@ -70,9 +70,10 @@ def main() -> None:
     # page is known first, so that it shows only the filters that apply to it.
     views: dict[str, ViewState] = {}
     if identity.role == "admin":
+        links: dict[str, Any] = {}
         pages = [
             _page(
-                lambda: overview.render(config, scoped, views["view"]),
+                lambda: overview.render(config, scoped, views["view"], links),
                 "page.overview",
                 "overview",
                 default=True,
@@ -81,6 +82,7 @@ def main() -> None:
             _page(lambda: budgets.render(config, scoped, views["view"].tz), "page.budgets", "budgets"),
             _page(lambda: etl_status.render(scoped, views["view"].tz), "page.etl_status", "etl-status"),
         ]
+        links |= {"nodes": pages[1], "budgets": pages[2]}
     else:
         pages = [
             _page(

@@ -1,14 +1,17 @@
-"""The administrator's overview, top to bottom: filters, freshness, cards, the cost at API
+"""The administrator's overview, top to bottom: filters, freshness, the answers at a
+glance, cards, the cost at API
 prices (with a price book), tokens and caching, requests and nodes, users and clients,
 models, download."""
 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
+from typing import Any
 
 import streamlit as st
 
-from dashboard import api_cost, panels
+from dashboard import api_cost, glance, panels
 from dashboard.strings import t
 from dashboard.view_state import ViewState
 from etl.config import Config
@@ -24,15 +27,19 @@ DOWNLOADS = (
 )
 
 
-def render(config: Config, reader: Reader, state: ViewState) -> None:
+def render(config: Config, reader: Reader, state: ViewState, links: Mapping[str, Any] | None = None) -> None:
+    """The page; `links`: the other pages by name, for the glance block's links."""
     st.header(t("page.overview"))
     status = panels.store_status(reader)
     if status is None:
         return
     page = panels.load(reader, state, dt.datetime.now(dt.UTC))
     panels.freshness(status, config, state.tz, reader)
+    costs = pages.api_cost(reader, page.filters)
+    answers = pages.glance(reader, page.filters) | ({"api_cost_totals": costs["totals"]} if costs else {})
+    glance.render(glance.build(page.data, answers, state.tz), links or {})
     panels.cards(page)
-    api_cost.panel(pages.api_cost(reader, page.filters), state.tz)
+    api_cost.panel(costs, state.tz)
     panels.time_charts(page)
     left, right = st.columns([1, 1])
     with left, st.container(border=True):

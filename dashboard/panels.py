@@ -510,7 +510,11 @@ def budget_bars(budgets: pd.DataFrame, limits: pd.DataFrame, tz: str) -> None:
     limits_by_key = {row["api_key_hash"]: row for row in limits.to_dict("records")}
     for index, key in enumerate(budgets.to_dict("records")):
         name = key["key_alias"] or key["key_name"] or t("budget.key")
-        level = fmt.budget_level(key["budget_used"]) if not fmt.missing(key["max_budget"]) else "none"
+        level = (
+            fmt.budget_level(key["budget_used"], key["forecast"])
+            if not fmt.missing(key["max_budget"])
+            else "none"
+        )
         if level != "none":  # the same scale and colours as the administrators' table
             st.markdown(f":{fmt.LEVEL_COLORS[level]}-badge[{t(f'budget.level.{level}')}]")
         if key["forecast"] == "invalid":  # a budget or spend LiteLLM holds that cannot be read
@@ -559,7 +563,7 @@ def budget_bars(budgets: pd.DataFrame, limits: pd.DataFrame, tz: str) -> None:
         spent, budget = float(first["user_spend"] or 0), float(first["user_max_budget"])
         used = spent / budget if budget else 1.0
         text = t("budget.user", spend=fmt.usd(spent), budget=fmt.usd(budget))
-        _level_bar(fmt.budget_level(used), "user", min(used, 1.0), text)
+        _level_bar(fmt.budget_level(used, first["user_forecast"]), "user", min(used, 1.0), text)
         st.markdown(forecasts.sentence(first, tz, person=True))
 
 

@@ -133,9 +133,57 @@ EN: dict[str, str] = {
     "panel.peers.hidden": "The lab keeps everyone's usage private; only yours is shown.",
     "peers.you": "You",
     "panel.budget": "Your budget",
+    "glance.title": "At a glance",
+    "glance.more": "and {count} more",
+    "glance.tokens": "{tokens} tokens",
+    "glance.users.title": "Who used the most",
+    "glance.users.none": "No requests in this range.",
+    "glance.users.line": "**{user}** {amount}, {share}, mostly {client} ({client_share})",
+    "glance.users.line_no_client": "**{user}** {amount}, {share}",
+    "glance.nodes.title": "How the nodes serve",
+    "glance.nodes.link": "Nodes",
+    "glance.nodes.none": "No node served a request in this range or the one before.",
+    "glance.nodes.down": (
+        "**{node}** is down: nothing served in this range, {before} requests in the one before"
+    ),
+    "glance.nodes.failing": "**{node}** is failing: {rate} of {requests} requests failed ({failures})",
+    "glance.nodes.ttft_peers": (
+        "**{node}** is slow on {model}: first token p95 {value} against {other} on the other nodes ({times}x)"
+    ),
+    "glance.nodes.ttft_before": (
+        "**{node}** is slow on {model}: first token p95 {value} against {other} in the "
+        "range before ({times}x)"
+    ),
+    "glance.nodes.speed_peers": "**{node}** is slow on {model}: {value} against {other} on the other nodes",
+    "glance.nodes.speed_before": "**{node}** is slow on {model}: {value} against {other} in the range before",
+    "glance.nodes.good": "good: {nodes}",
+    "glance.nodes.all_good": "All good: {nodes}",
+    "glance.nodes.too_few": "too few requests to judge (under {least}): {nodes}",
+    "glance.api.title": "At API prices",
+    "glance.api.no_prices": "No price book: no API prices to compare with (`prices.toml`).",
+    "glance.api.nothing_priced": "None of this range's models has an API price in the price book.",
+    "glance.api.line": (
+        "**{api}** at API prices; the lab's own accounting (LiteLLM's spend) says "
+        "**{spend}**: API prices are **{ratio}x** of it."
+    ),
+    "glance.api.line_no_spend": "**{api}** at API prices; LiteLLM counts no spend for these requests.",
+    "glance.api.unpriced": "{requests} requests of models without a price are not in it.",
+    "glance.budgets.title": "Budgets that need attention",
+    "glance.budgets.link": "Budgets",
+    "glance.budgets.no_keys": "No key list copied yet: no budgets to check.",
+    "glance.budgets.none": "No key has a budget.",
+    "glance.budgets.fine": "All {keys} budgets are within their limits and last until their reset.",
+    "glance.budgets.over": "Over budget: {keys}",
+    "glance.budgets.over_key": "{key} {spend} of {budget}",
+    "glance.budgets.at_risk": "At risk: {keys}",
+    "glance.budgets.runs_out": "{key} runs out {when}, before its reset {reset}",
+    "glance.budgets.runs_out_no_reset": "{key} runs out {when}",
+    "glance.budgets.near": "{key} has used {share} of its budget",
+    "glance.refused.budget": "Refused for budget: {keys}, {requests} requests in this range",
+    "glance.refused.rate": "Refused for a rate limit: {keys}, {requests} requests in this range",
     "budget.level.none": "no budget",
     "budget.level.ok": "within budget",
-    "budget.level.near": "close to the limit (80 %+)",
+    "budget.level.near": "at risk",
     "budget.level.over": "over budget",
     "budgets.level": "Status",
     "budget.key": "your key",
@@ -245,7 +293,10 @@ EN: dict[str, str] = {
     "api.col.unpriced": "Not priced",
     "budgets.people": "People's own budgets, across their keys",
     # administrator budget table
-    "budgets.summary": "**{keys}** keys: **{over}** over budget, **{near}** above 80 %.",
+    "budgets.summary": (
+        "**{keys}** keys: **{over}** over budget, **{near}** at risk (80 % used, or "
+        "running out before their reset)."
+    ),
     "budgets.key": "Key",
     "budgets.user": "User",
     "budgets.spend": "Spend",

@@ -34,6 +34,25 @@ def overview(reader: Reader, filters: Filters) -> dict[str, pd.DataFrame]:
     return reader.run_many(jobs)
 
 
+# the Overview's "at a glance" block (dashboard/glance.py): each node's figures over the
+# range and the period before it (its verdict), and the keys LiteLLM refused in the range
+GLANCE_QUERIES = {
+    "nodes": "node_verdicts",
+    "nodes_before": "node_verdicts",
+    "refusals": "refusals_by_key",
+}
+
+
+def glance(reader: Reader, filters: Filters) -> dict[str, pd.DataFrame]:
+    """The block's result sets by the keys of GLANCE_QUERIES, and "budgets" (budgets())."""
+    filters = reader.resolve(filters)
+    jobs = {
+        key: (name, filters.previous() if key == "nodes_before" else filters)
+        for key, name in GLANCE_QUERIES.items()
+    }
+    return reader.run_many(jobs) | {"budgets": budgets(reader)}
+
+
 # the Nodes page; the highlighted user's part is read from the first three again
 NODES_QUERIES = (
     "node_performance",

@@ -314,7 +314,7 @@ def test_a_key_close_to_its_budget_is_marked_alike_for_the_student_and_the_profe
 ) -> None:
     """bob has used 92 % of his budget: orange on his own page, and in the budget table."""
     bob = sign_in(app(store, monkeypatch, password_hash, **SEOUL_NOV_21), key="sk-bob")
-    assert ":orange-badge[close to the limit (80 %+)]" in [m.value for m in bob.markdown]
+    assert ":orange-badge[at risk]" in [m.value for m in bob.markdown]
     alice = sign_in(app(store, monkeypatch, password_hash, **SEOUL_NOV_21), key="sk-alice")
     assert ":green-badge[within budget]" in [m.value for m in alice.markdown]
     assert not any("orange-badge" in m.value for m in alice.markdown)

@@ -7,6 +7,11 @@
 - solo: the only node of its model, 5x slower than the week before: slow (against itself)
 - retired: served last week, nothing this week: down
 - tiny: 5 requests this week: too few to judge
+
+And its people (issue 28's glance block): user3 spends the most, mostly through Claude
+Code; LiteLLM's key list (copied at the week's end) holds three keys over budget, three at
+risk and one within; priya was refused 41 times for her budget, user2 3 times for a rate
+limit.
 """
 
 from __future__ import annotations
@@ -39,11 +44,12 @@ def served(
     `tps` after a first token at `ttft_ms`; the last `failed` of them failures."""
     rows = []
     for i in range(n):
+        user = f"user{i % 4}"
         decode_ms = int(600 / tps * 1000)
         kind = "failure_after_routing" if i >= n - failed else "vllm_streamed_reasoning_cached"
         row = known_store.request(
             kind,
-            f"user{i % 4}",
+            user,
             start + dt.timedelta(minutes=i),
             request_id=f"{node}-{model}-{start:%m%d}-{i}",
             usage=None if kind.startswith("failure") else (1000, 0, 600, 0),
@@ -51,10 +57,26 @@ def served(
             ttft_ms=None if kind.startswith("failure") else ttft_ms,
             api_base=f"http://{node}:8000/v1/chat/completions",
             model_group=model,
-            spend=0.001,
+            spend=0.001 * (1 + i % 4),
+            user_agent=agent(i),
         )
         rows.append(row)
     return rows
+
+
+# user3's requests: mostly Claude Code (4 in 5), the rest OpenCode
+AGENTS = (
+    "opencode/0.15.2",
+    "claude-cli/2.0.14 (external, cli)",
+    "hermes-agent/0.4",
+    "python-requests/2.32.3",
+)
+
+
+def agent(i: int) -> str:
+    if i % 4 == 3:  # user3: Claude Code 4 times in 5, else OpenCode
+        return AGENTS[0] if (i // 4) % 5 == 0 else AGENTS[1]
+    return AGENTS[i % 4]
 
 
 GPT, QWEN, SOLO = "gpt-oss-120b", "qwen3-coder-30b", "glm-4.6"
@@ -74,6 +96,84 @@ ROWS = [
 ]
 
 
-def build(path: Path) -> Path:
-    ingest_rows(Config(store=path, nodes=NODES), ROWS)
+COPIED = dt.datetime(2026, 12, 8, tzinfo=UTC)  # when the ETL copied LiteLLM's key list: the week's end
+
+
+def refused_for_budget(user: str, start: dt.datetime) -> dict[str, Any]:
+    """LiteLLM's BudgetExceededError row (1.110.2): never routed, no tokens."""
+    row = known_store.request("failure_before_routing", user, start, duration_ms=4)
+    row["metadata"]["error_information"] = {
+        "error_code": "400",
+        "error_class": "BudgetExceededError",
+        "llm_provider": "",
+        "traceback": "",
+        "error_message": "Budget has been exceeded! Current cost: 2.01, Max budget: 2.0",
+        "normalized_error": "429_BUDGET_EXCEEDED",
+        "error_rate_limit_type": "budget",
+    }
+    return row
+
+
+def refused_for_rate(user: str, start: dt.datetime) -> dict[str, Any]:
+    row = known_store.request("failure_before_routing", user, start, duration_ms=3)
+    row["metadata"]["error_information"] = {
+        "error_code": "429",
+        "error_class": "ProxyRateLimitError",
+        "llm_provider": "",
+        "traceback": "",
+        "error_message": "Rate limit exceeded for api_key: REDACTED. Limit type: tokens.",
+        "error_rate_limit_type": "tokens",
+    }
+    return row
+
+
+REFUSALS = [
+    *(refused_for_budget("priya", THIS_WEEK + dt.timedelta(hours=3, minutes=i)) for i in range(41)),
+    *(refused_for_rate("user2", THIS_WEEK + dt.timedelta(hours=4, minutes=i)) for i in range(3)),
+]
+
+
+def keys_table() -> Any:
+    """LiteLLM's key list at the week's end: over budget user0, shared-gpu and priya; at
+    risk user1 (runs out 7.5 days after the copy, its reset 25 days after), user2 (85 %) and
+    ta (85 %); user3 within its budget."""
+    import pyarrow as pa
+
+    from etl.store import KEYS_SCHEMA
+
+    soon = COPIED + dt.timedelta(days=25)
+
+    def key(name: str, owner: str | None, **values: Any) -> dict[str, Any]:
+        row: dict[str, Any] = dict.fromkeys(KEYS_SCHEMA.names)
+        defaults = {
+            "api_key_hash": known_store.key_of(name),
+            "key_name": f"sk-...{name[-4:]}",
+            "key_alias": f"{name}-laptop",
+            "user_id": owner,
+            "spend": 0.0,
+            "blocked": False,
+            "snapshot_at": COPIED,
+        }
+        return row | defaults | values
+
+    rows = [
+        key("user0", "user0", spend=12.0, max_budget=10.0),
+        key("user1", "user1", spend=4.0, max_budget=10.0, budget_duration="30d", budget_reset_at=soon),
+        key("user2", "user2", spend=8.5, max_budget=10.0),
+        key("user3", "user3", spend=1.0, max_budget=100.0, budget_duration="30d", budget_reset_at=soon),
+        key("shared", None, key_alias="shared-gpu", spend=5.2, max_budget=5.0),
+        key("ta", "ta", key_alias="ta-notebook", spend=17.0, max_budget=20.0),
+        key("priya", "priya", key_alias="priya-claude", spend=2.01, max_budget=2.0),
+    ]
+    return pa.Table.from_pylist(rows, schema=KEYS_SCHEMA)
+
+
+def build(path: Path, *, keys: bool = True) -> Path:
+    """The lab's store; with `keys`, also its key list and the refusals of the week."""
+    from etl.load import write_snapshot
+    from etl.store import KEYS_FILE
+
+    ingest_rows(Config(store=path, nodes=NODES), ROWS + (REFUSALS if keys else []))
+    if keys:
+        write_snapshot(path / KEYS_FILE, keys_table())
     return path

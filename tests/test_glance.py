@@ -1,0 +1,131 @@
+"""The Overview's answers at a glance (dashboard/glance.py, issue 28) on a lab whose every
+answer is known (tests/verdict_lab.py): its result sets from a real store, the sentences
+they make, and the block on the administrator's page under AppTest."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dashboard import glance
+from dashboard.strings import use_language
+from queries import pages
+from queries.runner import StoreReader, reader
+from tests import verdict_lab
+from tests.test_pages import open_page
+
+WEEK = {"range": "custom", "from": "2026-12-01", "to": "2026-12-07"}
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return verdict_lab.build(tmp_path_factory.mktemp("glance") / "store")
+
+
+@pytest.fixture(scope="module")
+def answers(lab: Path) -> glance.Glance:
+    store = reader(lab, "UTC")
+    return _answers(store)
+
+
+def _answers(store: StoreReader) -> glance.Glance:
+    data = pages.overview(store, verdict_lab.WEEK)
+    costs = pages.api_cost(store, verdict_lab.WEEK)
+    found = pages.glance(store, verdict_lab.WEEK) | ({"api_cost_totals": costs["totals"]} if costs else {})
+    with use_language("en"):
+        return glance.build(data, found, "UTC")
+
+
+def test_budget_refusals_are_counted_per_key(lab: Path) -> None:
+    refusals = reader(lab, "UTC").run("refusals_by_key", verdict_lab.WEEK).set_index("key_alias")
+    assert refusals.loc["priya-claude", "budget_refused"] == 41
+    assert refusals.loc["priya-claude", "rate_limited"] == 0
+    assert refusals.loc["user2-laptop", "rate_limited"] == 3
+    assert len(refusals) == 2  # the failures of the failing node are no refusals
+
+
+def test_the_top_user_with_their_main_client(answers: glance.Glance) -> None:
+    # user3 pays 4x per request, and used Claude Code for 4 in 5 of them
+    top = answers.users[0]
+    assert top.startswith("**user3**"), answers.users
+    assert "mostly Claude Code (76 %)" in top  # by spend: 4 in 5 of its requests, on cheaper nodes too
+    assert len(answers.users) == 3 + 1  # three named, then "and 2 more" (user0, priya)
+    assert answers.users[-1] == "and 2 more"
+
+
+def test_every_problem_node_is_named_with_its_reason(answers: glance.Glance) -> None:
+    text = "\n".join(answers.nodes)
+    assert "**spark** is failing: 20 % of 50 requests failed (10)" in text
+    assert "**l40-b** is slow on qwen3-coder-30b: first token p95 12.0 s against" in text
+    assert "**solo** is slow on glm-4.6" in text and "in the range before" in text
+    assert "**retired** is down: nothing served in this range, 45 requests in the one before" in text
+    assert "good: **blackwell**, **l40-a**, **l40-c**" in text
+    assert "too few requests to judge (under 30): **tiny**" in text
+
+
+def test_budgets_that_need_attention_are_named(answers: glance.Glance) -> None:
+    over = next(line for line in answers.budgets if line.startswith("Over budget"))
+    for key in ("user0-laptop", "shared-gpu", "priya-claude"):
+        assert f"**{key}**" in over
+    assert "**user0-laptop** (user0) $12.00 of $10.00" in over
+    risk = next(line for line in answers.budgets if line.startswith("At risk"))
+    # user1: $6 left at $0.80 a day (its $4 over the 5 days of its period) runs out 7.5 days
+    # after the copy (Dec 8 00:00 UTC), 25 days before its reset
+    assert "**user1-laptop** (user1) runs out 2026-12-15 12:00, before its reset 2027-01-02 00:00" in risk
+    assert "**ta-notebook** (ta) has used 85 % of its budget" in risk
+    assert "**user2-laptop**" in risk
+    assert "user3-laptop" not in "\n".join(answers.budgets)  # within its budget
+    assert "Refused for budget: **priya-claude** (41), 41 requests in this range" in answers.budgets
+    assert "Refused for a rate limit: **user2-laptop** (3), 3 requests in this range" in answers.budgets
+
+
+def test_without_a_price_book_the_block_says_so(answers: glance.Glance) -> None:
+    assert answers.api_cost == ["No price book: no API prices to compare with (`prices.toml`)."]
+
+
+def test_the_api_cost_is_a_cost_and_a_ratio_never_a_negative_saving() -> None:
+    totals = pd.DataFrame(
+        [{"api_cost_usd": 3.08, "priced_spend_usd": 9.44, "priced_requests": 10, "unpriced_requests": 2}]
+    )
+    with use_language("en"):
+        lines = glance.api_cost(totals)
+    assert lines[0] == (
+        "**$3.08** at API prices; the lab's own accounting (LiteLLM's spend) says **$9.44**: "
+        "API prices are **0.33x** of it."
+    )
+    assert lines[1] == "2 requests of models without a price are not in it."
+    assert "-" not in lines[0]
+
+
+def test_an_empty_range_says_so_in_words(lab: Path) -> None:
+    store = reader(lab, "UTC")
+    empty = verdict_lab.WEEK.previous().previous().previous()
+    data = pages.overview(store, empty)
+    found = pages.glance(store, empty)
+    with use_language("en"):
+        answers = glance.build(data, found, "UTC")
+    assert answers.users == ["No requests in this range."]
+    assert answers.nodes == ["No node served a request in this range or the one before."]
+
+
+def test_the_block_heads_the_administrators_overview(lab: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    at = open_page(lab, monkeypatch, "Overview", **WEEK)
+    block = _block(at)
+    assert block.index("At a glance") < block.index("Who used the most")
+    for expected in ("**user3**", "**l40-b** is slow", "**retired** is down", "**priya-claude**"):
+        assert expected in block, block
+    links = [link.proto.label for link in at.get("page_link")]
+    assert links == ["Nodes", "Budgets"]
+
+
+def test_the_block_in_korean(lab: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    at = open_page(lab, monkeypatch, "개요", lang="ko", **WEEK)
+    block = _block(at)
+    assert "한눈에 보기" in block and "**l40-b** qwen3-coder-30b에서 느림" in block, block
+
+
+def _block(at: AppTest) -> str:
+    return "\n".join(m.value for m in at.markdown)
