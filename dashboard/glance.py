@@ -218,25 +218,27 @@ def _key(row: Mapping[Any, Any]) -> dict[str, Any]:
 
 def _at_risk(row: Mapping[Any, Any], tz: str) -> str:
     if row["forecast"] == "runs_out":
-        reset = fmt.timestamp(row["budget_reset_at"], tz)
-        when = fmt.timestamp(row["runs_out_at"], tz)
-        if reset is None:
+        when = _local_day(row["runs_out_at"], tz)
+        if fmt.missing(row["budget_reset_at"]):
             return t("glance.budgets.runs_out_no_reset", **_key(row), when=when)
+        reset = _local_day(row["budget_reset_at"], tz)
         return t("glance.budgets.runs_out", **_key(row), when=when, reset=reset)
     return t("glance.budgets.near", **_key(row), share=fmt.percent(row["budget_used"], 0))
+
+
+def _local_day(value: Any, tz: str) -> str:
+    return fmt.day(pd.Timestamp(value).tz_convert(tz).date())
 
 
 def _refused(refusals: pd.DataFrame, column: str, key: str, shown: int) -> list[str]:
     refused = refusals[refusals[column] > 0].sort_values(column, ascending=False)
     if refused.empty:
         return []
-    named = ", ".join(
-        f"**{markdown(alias or fmt.MISSING)}** ({fmt.count(n)})"
+    named: list[str] = [
+        Markdown(f"**{markdown(alias or fmt.MISSING)}** ({fmt.count(n)})")
         for alias, n in zip(refused["key_alias"][:shown], refused[column][:shown], strict=True)
-    )
-    rest = len(refused) - shown
-    more = " " + t("glance.more", count=fmt.count(rest)) if rest > 0 else ""
-    return [t(key, keys=Markdown(named + more), requests=fmt.count(refused[column].sum()))]
+    ]
+    return [t(key, keys=_joined(named, len(refused) - shown))]
 
 
 def _more(rest: int) -> list[str]:
@@ -246,21 +248,33 @@ def _more(rest: int) -> list[str]:
 # --- the block -------------------------------------------------------------------------------------
 
 
+# The block's text a little smaller and its lists tighter than the page's: it must fit the
+# first screen at 1280x800 beside the sidebar (tests/test_glance_browser.py measures it).
+STYLE = """<style>
+.st-key-glance [data-testid='stMarkdownContainer'] p,
+.st-key-glance [data-testid='stMarkdownContainer'] li { font-size: 0.875rem; line-height: 1.4; }
+.st-key-glance [data-testid='stMarkdownContainer'] li { margin: 0 0 0.15rem 0; }
+.st-key-glance [data-testid='stMarkdownContainer'] ul { margin: 0; padding-left: 1.1rem; }
+</style>"""
+
+
 def render(glance: Glance, links: Mapping[str, Any]) -> None:
-    """The four answers side by side, each under its question with a link to its page
-    (`links`: the StreamlitPage objects by name; a question without a page has none)."""
-    with st.container(border=True, key="glance"):
-        st.markdown(f"**{t('glance.title')}**")
-        columns = st.columns(4)
+    """The four answers in two rows of two, each under its question with a link to its
+    page (`links`: the StreamlitPage objects by name; a question without a page has none)."""
+    with st.container(border=True, key="glance", gap="small"):
+        st.html(STYLE)
         answers = (
             ("users", glance.users, None),
             ("nodes", glance.nodes, links.get("nodes")),
             ("api", glance.api_cost, None),
             ("budgets", glance.budgets, links.get("budgets")),
         )
-        for column, (name, lines, page) in zip(columns, answers, strict=True):
-            with column, st.container(key=f"glance-{name}"):
-                st.markdown(f"**{t(f'glance.{name}.title')}**")
-                st.markdown("\n".join(f"- {line}" for line in lines))
-                if page is not None:
-                    st.page_link(page, label=t(f"glance.{name}.link"), icon=":material/arrow_forward:")
+        for row in (answers[:2], answers[2:]):
+            for column, (name, lines, page) in zip(st.columns(2, gap="medium"), row, strict=True):
+                with column, st.container(key=f"glance-{name}", gap="small"):
+                    title = t(f"glance.{name}.title")
+                    if page is None:
+                        st.markdown(f"**{title}**")
+                    else:  # the question links to where its detail is
+                        st.page_link(page, label=f"**{title}**", icon=":material/arrow_forward:")
+                    st.markdown("\n".join(f"- {line}" for line in lines))

@@ -1,0 +1,59 @@
+"""The answers at a glance in a real browser (issue 28): signed in as the administrator on
+a lab of eight nodes (one slow against its peers, one down) and seven keys, six of them
+needing attention, the first screen (1440x900, and 1280x800) holds, without scrolling, the
+top user with their main client, every node's verdict, the API-price answer and the keys
+over budget and at risk by name."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests import verdict_lab
+from tests.browser import ARTIFACTS, chromium, store_server, wait_until_rendered
+from tests.test_browser import PASSWORD, sign_in
+
+WEEK = "?range=custom&from=2026-12-01&to=2026-12-07"
+EXPECTED = (
+    "user3",  # the top user
+    "mostly Claude Code",
+    "l40-b is slow on qwen3-coder-30b",
+    "retired is down",
+    "spark is failing",
+    "solo is slow",
+    "good: blackwell, l40-a, l40-c",
+    "too few requests to judge",
+    "No price book",
+    "Over budget: user0-laptop (user0) $12.00 of $10.00; shared-gpu $5.20 of $5.00; priya-claude",
+    "At risk: user1-laptop (user1) runs out",
+    "ta-notebook (ta) 85 % used",
+    "Refused for budget in this range: priya-claude (41)",
+)
+
+
+@pytest.fixture(scope="module")
+def lab_url(tmp_path_factory: pytest.TempPathFactory) -> object:
+    store = verdict_lab.build(tmp_path_factory.mktemp("glance-browser") / "store")
+    with store_server(store, PASSWORD) as url:
+        yield url
+
+
+@pytest.mark.parametrize(("width", "height"), [(1440, 900), (1280, 800)])
+def test_the_first_screen_answers_the_professors_questions(lab_url: str, width: int, height: int) -> None:
+    with chromium(viewport={"width": width, "height": height}) as page:
+        try:
+            page.goto(lab_url + WEEK)
+            sign_in(page, password=PASSWORD)
+            wait_until_rendered(page)
+            block = page.locator(".st-key-glance")
+            block.wait_for(timeout=60_000)
+            text = block.inner_text()
+            for expected in EXPECTED:
+                assert expected in text, (expected, text)
+            box = block.bounding_box()
+            assert box is not None
+            assert page.evaluate("window.scrollY") == 0
+            assert box["y"] >= 0 and box["y"] + box["height"] <= height, (box, height)
+        except Exception:
+            ARTIFACTS.mkdir(exist_ok=True)
+            page.screenshot(path=str(ARTIFACTS / f"glance-{width}x{height}.png"))
+            raise
