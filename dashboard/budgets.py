@@ -22,6 +22,8 @@ from queries.runner import Reader
 # 1280 or 1440 px screen: the frame's edge cut a value in half. So tables one under the
 # other, each fitting 818 px (the page's width at 1280 px), the first two in the same row
 # order: where each key stands against its budget, then its pace and dates.
+# The status, the share used and the forecast side by side (issue 28), with the requests
+# LiteLLM refused the key for its budget in the week (BudgetExceededError).
 STANDING = (
     "level",
     "key_alias",
@@ -29,17 +31,18 @@ STANDING = (
     "spend",
     "max_budget",
     "budget_used",
-    "budget_left",
-    "last_active",
+    "forecast",
+    "budget_refused",
 )
-# whether each budget lasts until its reset at the pace of the last 7 days (forecasts.py)
+# the pace of the last 7 days and the dates (forecasts.py); what is left is the budget less
+# the spend beside it (a ninth column made the table wider than the page at 1280 px)
 PACE = (
     "key_alias",
     "user_id",
     "burn_per_day",
-    "forecast",
     "runs_out_at",
     "budget_reset_at",  # not its period ("30d"): that column made the table too wide at 1280 px
+    "last_active",
     "blocked",
     "expires",
 )
@@ -74,6 +77,8 @@ def render(config: Config, reader: Reader, tz: str) -> None:
         return
     panels.freshness(status, config, tz, reader)
     budgets = pages.budgets(reader)
+    refused = pages.budget_refusals(reader).set_index("api_key_hash")["budget_refused"]
+    budgets = budgets.assign(budget_refused=budgets["api_key_hash"].map(refused).fillna(0).astype("int64"))
     levels = forecasts.levels(budgets)
     over, near = levels.count("over"), levels.count("near")
     st.markdown(t("budgets.summary", keys=len(budgets), over=over, near=near))
@@ -129,6 +134,7 @@ def render(config: Config, reader: Reader, tz: str) -> None:
         "peak_tokens": st.column_config.TextColumn(t("limits.peak_tokens")),
         "peak_requests": st.column_config.TextColumn(t("limits.peak_requests")),
         "rate_limited": st.column_config.NumberColumn(t("limits.refused_col")),
+        "budget_refused": st.column_config.NumberColumn(t("budgets.refused"), help=t("budgets.refused_help")),
         "last_rate_limited_at": st.column_config.DatetimeColumn(t("limits.last_refused")),
         "blocked": st.column_config.CheckboxColumn(t("budgets.blocked")),
         "expires": st.column_config.DatetimeColumn(t("budgets.expires")),
@@ -145,7 +151,7 @@ def render(config: Config, reader: Reader, tz: str) -> None:
     money = ("spend", "max_budget", "budget_left", "burn_per_day", "user_spend", "user_max_budget")
     formats = {
         **dict.fromkeys((*money, "user_burn_per_day"), fmt.usd),
-        **dict.fromkeys(("tpm_limit", "rpm_limit", "rate_limited"), fmt.count),
+        **dict.fromkeys(("tpm_limit", "rpm_limit", "rate_limited", "budget_refused"), fmt.count),
         **dict.fromkeys((*times, "last_rate_limited_at"), tables.when(tz)),
         "expires": tables.day(tz),  # a day, not a time: after the times above
     }

@@ -294,6 +294,11 @@ EN: dict[str, str] = {
         "**{keys}** keys: **{over}** over budget, **{near}** at risk (80 % used, or "
         "running out before their reset)."
     ),
+    "budgets.refused": "Refused (7 d)",
+    "budgets.refused_help": (
+        "Requests LiteLLM refused this key for a spent budget (BudgetExceededError: the key's, its "
+        "user's or its team's) in the 7 days before the key list was copied."
+    ),
     "budgets.key": "Key",
     "budgets.user": "User",
     "budgets.spend": "Spend",

@@ -258,6 +258,12 @@ KO: dict[str, str] = {
     "budgets.summary": (
         "키 **{keys}**개 중 예산 초과 **{over}**개, 위험(80% 이상 사용 또는 초기화 전 소진 예상) **{near}**개"
     ),
+    "budgets.refused": "거부 (7일)",
+    "budgets.refused_help": (
+        "키 목록을 복사하기 전 7일 동안 예산 "
+        "소진(BudgetExceededError: 키, 사용자 또는 팀의 예산)으로 "
+        "LiteLLM이 이 키의 요청을 거부한 횟수."
+    ),
     "budgets.key": "키",
     "budgets.user": "사용자",
     "budgets.spend": "비용",

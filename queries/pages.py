@@ -154,6 +154,19 @@ def budgets(reader: Reader) -> pd.DataFrame:
     return reader.run("budgets", Filters(start=copied - BURN_WEEK, end=copied, tz="UTC"))
 
 
+def budget_refusals(reader: Reader) -> pd.DataFrame:
+    """The keys LiteLLM refused for budget or rate limit (refusals_by_key.sql) over the
+    week budgets reads: the one before the key list was copied."""
+    copied = reader.run("keys_copied")["copied_at"].iloc[0]
+    if pd.isna(copied):
+        return reader.run("refusals_by_key", Filters(start=_EPOCH, end=_EPOCH, tz="UTC"))
+    copied = pd.Timestamp(copied).to_pydatetime()
+    return reader.run("refusals_by_key", Filters(start=copied - BURN_WEEK, end=copied, tz="UTC"))
+
+
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)  # an empty range: no key list, nothing to name
+
+
 def limits(reader: Reader) -> pd.DataFrame:
     """Every key in scope with a tpm or rpm limit against its busiest minute, and the
     requests LiteLLM refused it (key_limits.sql), over the week budgets reads: the one

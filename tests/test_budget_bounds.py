@@ -175,7 +175,8 @@ def test_the_budgets_page_shows_every_key_and_names_the_bad_ones(
     assert not at.error, [e.value for e in at.error]
     standing, pace, *_ = (getattr(d.value, "data", d.value) for d in at.dataframe)
     assert len(standing) == len(KEYS)
-    statuses = dict(zip(pace["key_alias"], pace["forecast"], strict=True))
+    statuses = dict(zip(standing["key_alias"], standing["forecast"], strict=True))
+    assert list(pace["key_alias"]) == list(standing["key_alias"])
     unreadable = {"en": "budget not understood", "ko": "예산 값 오류"}[lang]
     assert statuses["infinite-laptop"] == unreadable
     assert statuses["tiny-laptop"] == {"en": "lasts until the reset", "ko": "초기화까지 충분"}[lang]

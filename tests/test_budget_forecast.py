@@ -233,10 +233,10 @@ def test_the_budgets_page_puts_the_soonest_run_out_first_with_its_pace(
     assert list(pace["key_alias"][:3]) == ["spender-laptop", "fresh-laptop", "runner-laptop"]
     assert list(standing["key_alias"]) == list(pace["key_alias"])
     runs_out = {"en": "runs out before the reset", "ko": "초기화 전 소진"}[lang]
-    assert list(pace["forecast"][1:3]) == [runs_out, runs_out]
+    assert list(standing["forecast"][1:3]) == [runs_out, runs_out]  # beside the share used
     assert pace["burn_per_day"].iloc[2] == pytest.approx(0.5)
     assert pace["runs_out_at"].iloc[2] == pd.Timestamp("2026-12-18 21:00", tz="Asia/Seoul")
-    statuses = dict(zip(pace["key_alias"], pace["forecast"], strict=True))
+    statuses = dict(zip(standing["key_alias"], standing["forecast"], strict=True))
     expected = {
         "en": ["no budget", "no recent spend", "used up", "reset overdue", "lasts until the reset"],
         "ko": ["예산 없음", "최근 사용 없음", "모두 사용", "초기화 지연", "초기화까지 충분"],

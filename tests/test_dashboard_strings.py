@@ -436,9 +436,9 @@ def test_the_nodes_and_budgets_pages_in_korean(tmp_path: Path, monkeypatch: pyte
     assert "키 **5**개 중 예산 초과 **0**개, 위험(80% 이상 사용 또는 초기화 전 소진 예상) **1**개" in [
         m.value for m in budgets.markdown
     ]
-    columns = json.dumps(json.loads(budgets.dataframe[0].proto.columns), ensure_ascii=False)
+    columns = json.dumps(json.loads(budgets.dataframe[1].proto.columns), ensure_ascii=False)
     assert "마지막 요청" in columns and re.search(
-        r"\d{4}년 \d+월 \d+일 \d\d:\d\d", shown_text(budgets.dataframe[0])
+        r"\d{4}년 \d+월 \d+일 \d\d:\d\d", shown_text(budgets.dataframe[1])
     )
 
 

@@ -129,3 +129,16 @@ def test_the_block_in_korean(lab: Path, monkeypatch: pytest.MonkeyPatch) -> None
 
 def _block(at: AppTest) -> str:
     return "\n".join(m.value for m in at.markdown)
+
+
+def test_the_budgets_page_counts_budget_refusals_per_key(lab: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """LiteLLM's BudgetExceededError rows: 41 for priya-claude in the week before the key
+    list was copied, beside its status and forecast; every other key none."""
+    at = open_page(lab, monkeypatch, "Budgets")
+    shown = at.dataframe[0].value
+    table = getattr(shown, "data", shown).set_index("key_alias")
+    assert table.loc["priya-claude", "budget_refused"] == 41
+    assert table.drop("priya-claude")["budget_refused"].eq(0).all()
+    assert table.loc["priya-claude", "level"] == "over budget"
+    assert table.loc["user1-laptop", "level"] == "at risk"  # runs out before its reset, at 40 %
+    assert table.loc["user1-laptop", "forecast"] == "runs out before the reset"
