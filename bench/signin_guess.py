@@ -1,8 +1,9 @@
 """A sign-in flood, and whether the right credentials still get in: sessions that each
 forge another client address (X-Forwarded-For, which uvicorn trusts from loopback) submit
 wrong passwords and junk keys without pause, as a script would; meanwhile a student with a
-valid key, the professor with the right password and (with --code-state) the professor
-with a one-time code try to sign in, again every --retry seconds until they are in.
+valid key, the professor with the right password (from the address they signed in from
+before the flood, and from a new one) and (with --code-state) with a one-time code try to
+sign in, again every --retry seconds until they are in.
 
     .venv/bin/python -m bench.signin_guess --url http://127.0.0.1:8501 --sessions 8 --seconds 60 \\
         --password '...' --key sk-... --code-state .dashboard-state
@@ -31,6 +32,7 @@ from dashboard import one_time_code
 from dashboard.strings import EN
 
 Outcome = Literal["in", "checked", "refused", "held_back", "other"]
+KNOWN_ADDRESS = "192.0.2.10"
 WAIT = re.compile(re.escape(EN["signin.wait"].split("{")[0]) + r"(\d+)")
 
 
@@ -150,9 +152,13 @@ async def run_flood(
     after_passwords: int = 20,
     retry_s: float = 1.0,
     until_in: bool = False,
+    new_address: bool = True,
 ) -> Flood:
     """The flood for `seconds` (`until_in`: or until every right credential is in); the
-    right credentials start after the flood's first attempts."""
+    right credentials start after the flood's first attempts (`new_address`: the right
+    password from a new address too)."""
+    if password is not None:  # the professor signed in from the office before the flood
+        await sign_in_once(url, KNOWN_ADDRESS, password=password)
     flood, stop = Flood(began=time.monotonic()), asyncio.Event()
     workers = [asyncio.create_task(flood_worker(url, w, flood, stop)) for w in range(sessions)]
     deadline = flood.began + seconds
@@ -164,7 +170,9 @@ async def run_flood(
     if key is not None:
         who.append(("valid key", "192.0.2.20", {"key": key}))
     if password is not None:
-        who.append(("right password", "192.0.2.10", {"password": password}))
+        who.append(("right password, known address", KNOWN_ADDRESS, {"password": password}))
+        if new_address:
+            who.append(("right password, new address", "192.0.2.12", {"password": password}))
     if code is not None:
         who.append(("one-time code", "192.0.2.11", {"password": code}))
     flood.arrivals = [Arrival(name) for name, _, _ in who]

@@ -20,7 +20,7 @@ import secrets
 import sys
 import threading
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -214,6 +214,7 @@ class Budget:
 # scrypt checks of passwords, lab-wide: 10 at once, then one every 6 s (10 a minute, about
 # 0.6 s of one core): a flood delays the right password by seconds, not minutes
 PASSWORD_PACE = (10, 6.0)
+KNOWN_ADDRESSES = 32
 
 
 @dataclass
@@ -250,6 +251,7 @@ class Ticket:
     budgets: tuple[Budget, ...]
     at: float
     pace: Pace | None = None
+    address: str | None = None
 
 
 class SignInGate:
@@ -260,7 +262,9 @@ class SignInGate:
       in a window, charged before the check under one lock, so concurrent submissions
       cannot all pass one free place; a success gives its place back;
     - passwords overall: a pace of scrypt checks (`Pace`), which bounds the work and the
-      guessing but only ever delays the next check by seconds;
+      guessing but only ever delays the next check by seconds. Addresses an administrator
+      signed in from (the last KNOWN_ADDRESSES) share a pace of their own: a flood from
+      other addresses, forged or not, leaves the professor's office its own turn;
     - keys overall: nothing before the check. A key is a hash lookup, cheap to check, and
       ~128 random bits, beyond guessing: the right one always gets in. Failed keys are
       counted lab-wide afterwards (`failed`), which tells the log a flood is on.
@@ -279,6 +283,8 @@ class SignInGate:
         self.pace_limits = pace
         self._budgets: dict[tuple[str, str], Budget] = {}
         self._pace = Pace(*pace)
+        self._known_pace = Pace(*pace)
+        self._known: OrderedDict[str, None] = OrderedDict()
         self._lock = threading.Lock()
 
     def admit(self, kind: Literal["password", "key"], account: str, address: str | None) -> Ticket | float:
@@ -289,7 +295,9 @@ class SignInGate:
         with self._lock:
             now = self.clock()
             budgets = tuple(self._budget(scope, name) for scope, name in scopes)
-            pace = self._pace if kind == "password" else None
+            pace = None
+            if kind == "password":
+                pace = self._known_pace if address in self._known else self._pace
             wait = max([b.wait(now) for b in budgets] + [pace.wait(now) if pace else 0.0])
             if wait > 0:
                 return wait
@@ -297,7 +305,7 @@ class SignInGate:
                 budget.charged.append(now)
             if pace:
                 pace.take()
-            return Ticket(kind, budgets, now, pace)
+            return Ticket(kind, budgets, now, pace, address)
 
     def succeeded(self, ticket: Ticket) -> None:
         with self._lock:
@@ -306,6 +314,18 @@ class SignInGate:
                     budget.charged.remove(ticket.at)
             if ticket.pace:
                 ticket.pace.give_back()
+        if ticket.kind == "password":
+            self.known(ticket.address)
+
+    def known(self, address: str | None) -> None:
+        """An administrator signed in from `address`: its passwords get the known pace."""
+        if not address:
+            return
+        with self._lock:
+            self._known[address] = None
+            self._known.move_to_end(address)
+            while len(self._known) > KNOWN_ADDRESSES:
+                self._known.popitem(last=False)
 
     def failed(self, ticket: Ticket) -> bool:
         """Counts a failed key lab-wide; whether that count is now over its budget (a
@@ -323,6 +343,8 @@ class SignInGate:
         with self._lock:
             self._budgets.clear()
             self._pace = Pace(*self.pace_limits)
+            self._known_pace = Pace(*self.pace_limits)
+            self._known.clear()
 
     def _budget(self, scope: str, name: str) -> Budget:
         budget = self._budgets.get((scope, name))

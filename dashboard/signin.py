@@ -58,6 +58,7 @@ def render(reader: StoreReader, admins: Mapping[str, str], store: Path) -> None:
                 if one_time_code.use(password, one_time_code.state_folder(os.environ)):
                     del password
                     by_code = auth.Identity(role="admin", name="admin")
+                    GATE.known(_address())
                     _signed_in(session, reader, store, by_code, "one-time code")
                     return
                 check = functools.partial(_admin, password, admins)

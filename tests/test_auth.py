@@ -158,6 +158,22 @@ def test_concurrent_passwords_from_forged_addresses_are_checked_at_the_pace_only
     assert checked == 600
 
 
+def test_an_address_an_administrator_signed_in_from_keeps_its_own_turn() -> None:
+    now = [0.0]
+    door = gate(now)
+    ticket = door.admit("password", "admin", "192.0.2.10")  # the professor's office, yesterday
+    assert isinstance(ticket, auth.Ticket)
+    door.succeeded(ticket)
+    flood = [door.admit("password", "admin", f"203.0.113.{i}") for i in range(100)]
+    assert sum(isinstance(a, auth.Ticket) for a in flood) == 10  # the pace, spent
+    assert isinstance(door.admit("password", "admin", "192.0.2.10"), auth.Ticket)  # at once
+    forged = [door.admit("password", "admin", "192.0.2.10") for _ in range(100)]
+    assert sum(isinstance(a, auth.Ticket) for a in forged) <= 9  # forging it: a pace of its own
+    for i in range(2 * auth.KNOWN_ADDRESSES):
+        door.known(f"198.51.100.{i}")
+    assert len(door._known) == auth.KNOWN_ADDRESSES and "192.0.2.10" not in door._known
+
+
 def test_a_success_gives_its_place_back() -> None:
     now = [0.0]
     door = auth.SignInGate(clock=lambda: now[0], pace=(2, 6.0))
