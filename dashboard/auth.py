@@ -266,8 +266,9 @@ class SignInGate:
       signed in from (the last KNOWN_ADDRESSES) share a pace of their own: a flood from
       other addresses, forged or not, leaves the professor's office its own turn;
     - keys overall: nothing before the check. A key is a hash lookup, cheap to check, and
-      ~128 random bits, beyond guessing: the right one always gets in. Failed keys are
-      counted lab-wide afterwards (`failed`), which tells the log a flood is on.
+      a long random string LiteLLM made, beyond guessing: the right one always gets in.
+      Failed keys are counted lab-wide afterwards (`failed`), which tells the log a flood
+      is on.
 
     Administrators also have the one-time code (dashboard/one_time_code.py), checked
     before this gate."""
