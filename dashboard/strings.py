@@ -332,6 +332,10 @@ EN: dict[str, str] = {
         "the key itself is never stored."
     ),
     "signin.password": "Password",
+    "signin.password.help": (
+        "Or a one-time code: on the server, `python -m dashboard.auth one-time-code` prints one "
+        "(valid for ten minutes, once). It gets in even while others are refused."
+    ),
     "signin.submit": "Sign in",
     "signin.wait": "Too many failed attempts: try again in {seconds} s.",
     "signin.no_admin": (

@@ -297,6 +297,10 @@ KO: dict[str, str] = {
         "연구실 모델을 쓸 때 사용하는 sk-... 키입니다. 지문(sha256)만 확인하며 키 자체는 저장하지 않습니다."
     ),
     "signin.password": "비밀번호",
+    "signin.password.help": (
+        "또는 일회용 코드: 서버에서 `python -m dashboard.auth one-time-code`를 실행하면 출력됩니다"
+        "(10분 동안 한 번만 유효). 다른 로그인 시도가 거절되는 동안에도 들어갈 수 있습니다."
+    ),
     "signin.submit": "로그인",
     "signin.wait": "로그인 실패가 너무 많습니다. {seconds}초 후에 다시 시도하세요.",
     "signin.no_admin": (
