@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from etl.errors import ConfigError
+from etl.files import kind_of
 
 MAX_BYTES = 1_000_000  # either file is a few KB; a larger one is not what was meant
 MAX_DEPTH = 16  # tables and arrays within one another; the deepest setting has 4
@@ -22,7 +23,7 @@ def read_toml(path: Path, what: str) -> dict[str, Any]:
     try:
         info = path.stat()
         if not stat.S_ISREG(info.st_mode):
-            raise ConfigError(f"{what} is {_kind(info.st_mode)}: give the path of a TOML file")
+            raise ConfigError(f"{what} is {kind_of(info.st_mode)}: give the path of a TOML file")
         # O_NONBLOCK: a file swapped for a pipe after the stat must not block the open
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
         try:
@@ -52,18 +53,6 @@ def read_toml(path: Path, what: str) -> dict[str, Any]:
     if document is None or _depth(document) > MAX_DEPTH:
         raise ConfigError(f"{what} nests tables or arrays more than {MAX_DEPTH} levels deep")
     return document
-
-
-def _kind(mode: int) -> str:
-    if stat.S_ISDIR(mode):
-        return "a directory"
-    if stat.S_ISFIFO(mode):
-        return "a pipe"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a regular file"
 
 
 def _depth(value: Any) -> int:
