@@ -326,9 +326,16 @@ def _strings(value: Any, where: str) -> list[str]:
     return list(value)
 
 
+# above any sensible minutes, hours or milliseconds here; inf, nan or 1e308 would overflow
+# the run's date arithmetic with a traceback
+MAX_NUMBER = 1_000_000
+
+
 def _number(value: Any, where: str, *, minimum: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < minimum:
-        raise ConfigError(f"{where} must be a number of at least {minimum:g}, not {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int | float) or not minimum <= value <= MAX_NUMBER:
+        raise ConfigError(
+            f"{where} must be a number of at least {minimum:g} and at most {MAX_NUMBER:,}, not {value!r}"
+        )
     return float(value)
 
 
