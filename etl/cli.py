@@ -13,7 +13,7 @@ from typing import Any, cast
 
 from etl import health, rollup
 from etl.config import Config, load_config
-from etl.errors import EtlError, RunInProgress, StoreCorrupt, StoreNotWritable
+from etl.errors import ConfigError, EtlError, RunInProgress, StoreCorrupt, StoreNotWritable
 from etl.run import rebuild_rollups, run_etl
 from etl.store import KEYS_FILE, USERS_FILE
 
@@ -124,7 +124,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="after the run, good or failed, write Prometheus text-format metrics (last success "
         "time, duration, rows, noise dropped by reason, failures; each budget's share used and "
         "forecast run-out, from the store's key list) to PATH atomically, e.g. into "
-        "node_exporter's textfile collector directory as llm_usage_etl.prom",
+        "node_exporter's textfile collector directory as llm_usage_etl.prom; PATH must be in an "
+        "existing folder and be a regular file or nothing yet",
     )
     run.add_argument("--quiet", action="store_true", help="print nothing but warnings and errors")
     _add_doctor(commands)
@@ -171,6 +172,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     started = time.monotonic()
+    if args.metrics_file:
+        health.check_path(Path(args.metrics_file))  # a bad path is a bad command line: nothing is run
     config = None
     try:
         config = load_config(args.config, source=args.source, store=args.store)
@@ -229,6 +232,9 @@ def _write_metrics(path: str, attempt: health.Attempt, config: Config | None) ->
     budgets = budgets_in(store, config.dashboard.timezone) if config and store else None
     try:
         health.write(Path(path), attempt, store, budgets)
+    except ConfigError as exc:
+        log.error("%s", exc)
+        return False
     except OSError as exc:
         log.error("could not write the metrics file %s: %s", path, exc.strerror or exc)
         return False

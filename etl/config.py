@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +18,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from etl.errors import ConfigError
 from etl.price_book import Price, load_price_book
+from etl.toml_file import read_toml
 
 CursorChoice = Literal["auto", "created_at", "startTime"]
 Language = Literal["en", "ko"]
@@ -121,12 +121,7 @@ def load_config(
     config_path: Path | None = None
     if path:
         config_path = Path(path)
-        try:
-            data = tomllib.loads(config_path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise ConfigError(f"configuration file {config_path} does not exist") from None
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"configuration file {config_path} is not valid TOML: {exc}") from None
+        data = read_toml(config_path, f"configuration file {config_path}")
     _reject_unknown(data, {"store", "source", "noise", "nodes", "clients", "dashboard", "price_book"}, "")
 
     store_path = _store_path(store, env, data.get("store"), config_path)
@@ -331,9 +326,16 @@ def _strings(value: Any, where: str) -> list[str]:
     return list(value)
 
 
+# above any sensible minutes, hours or milliseconds here; inf, nan or 1e308 would overflow
+# the run's date arithmetic with a traceback
+MAX_NUMBER = 1_000_000
+
+
 def _number(value: Any, where: str, *, minimum: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < minimum:
-        raise ConfigError(f"{where} must be a number of at least {minimum:g}, not {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int | float) or not minimum <= value <= MAX_NUMBER:
+        raise ConfigError(
+            f"{where} must be a number of at least {minimum:g} and at most {MAX_NUMBER:,}, not {value!r}"
+        )
     return float(value)
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
-import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,6 +47,7 @@ from etl.store import (
     older_layout,
     requests_dir,
 )
+from etl.toml_file import read_toml
 
 Status = Literal["OK", "WARN", "FAIL"]
 EXIT_OK = 0
@@ -146,7 +146,7 @@ def check_config(
         fallback = _fallback_config(path, source, store, env)
         detail = f"{exc} (the checks below use the default settings instead)"
         fix = "correct the setting named (the README's Configuration section lists them all)"
-        if "does not exist" in str(exc):
+        if str(exc).startswith("configuration file") and "does not exist" in str(exc):
             fix = "pass --config with the right path, or unset USAGE_CONFIG to run without a file"
         return [fail("configuration", detail, fix), check_source(fallback, origin)], fallback
     checks = [_config_ok(config), check_timezone(config.dashboard.timezone), check_source(config, origin)]
@@ -174,8 +174,8 @@ def _store_in(path: str | Path | None) -> Path | None:
     if not path:
         return None
     try:
-        value = tomllib.loads(Path(path).read_text(encoding="utf-8")).get("store")
-    except (OSError, ValueError):
+        value = read_toml(Path(path), "configuration file").get("store")
+    except ConfigError:
         return None
     if not isinstance(value, str) or not value:
         return None

@@ -448,9 +448,7 @@ def _plain_column(
     row must not stop every run."""
     ref: sql.Composable = sql.SQL("s.{}").format(sql.Identifier(column))
     if pg_type == "timestamp":
-        value = _naive_utc(ref, source_type)
-        inside = sql.SQL("{} {}").format(value, _TIME_RANGE)
-        return sql.SQL("CASE WHEN {} THEN {} END").format(inside, value), sql.SQL("NOT ({})").format(inside)
+        return _timestamp(ref, source_type)
     if pg_type == "text" or (pg_type == "int8" and source_type in _INTEGER_TYPES):
         return sql.SQL("{}::{}").format(ref, sql.SQL(pg_type)), None
     if pg_type == "float8" and source_type in _NUMBER_TYPES:
@@ -460,6 +458,21 @@ def _plain_column(
     fits = sql.SQL("{}::text ~ {}").format(ref, sql.Literal(pattern))
     value = sql.SQL("CASE WHEN {} THEN {}::text::{} END").format(fits, ref, sql.SQL(pg_type))
     return value, sql.SQL("NOT ({})").format(fits)
+
+
+def _timestamp(
+    ref: sql.Composable, source_type: str, before: sql.Composable | None = None
+) -> tuple[sql.Composable, sql.Composable]:
+    """A timestamp column as naive UTC, NULL where Python cannot hold it (infinity, BC,
+    after 9999), and the condition under which it is so. `before`: the value to read
+    instead for a time before year 1 (an expiry of -infinity has passed)."""
+    value = _naive_utc(ref, source_type)
+    inside = sql.SQL("{} {}").format(value, _TIME_RANGE)
+    earlier: sql.Composable = sql.SQL("")
+    if before is not None:
+        earlier = sql.SQL(" WHEN {} < '0001-01-01'::timestamp THEN {}").format(value, before)
+    read = sql.SQL("CASE WHEN {} THEN {}{} END").format(inside, value, earlier)
+    return read, sql.SQL("NOT ({})").format(inside)
 
 
 def _naive_utc(ref: sql.Composable, source_type: str) -> sql.Composable:
@@ -622,40 +635,89 @@ _USER_COLUMNS: list[tuple[str, str, str]] = [
 ]
 
 
-def read_keys(conn: psycopg.Connection[Any], snapshot_at: dt.datetime) -> pa.Table:
+KEYS_TABLE = "LiteLLM_VerificationToken"
+USERS_TABLE = "LiteLLM_UserTable"
+# What a key's expiry before year 1 (-infinity, a BC date) is read as: a time long past,
+# since such a key has expired (fail closed); one that pandas and every time zone can hold
+EXPIRED_LONG_AGO = dt.datetime(1970, 1, 1)
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A copy of LiteLLM's key or user table, and how many of its values could not be read
+    (a time out of Python's range), per "table.column": read as NULL, never an error."""
+
+    table: pa.Table
+    unreadable: dict[str, int]
+
+
+def read_keys(conn: psycopg.Connection[Any], snapshot_at: dt.datetime) -> Snapshot:
     """`LiteLLM_VerificationToken` as `KEYS_SCHEMA`: hashes only, LiteLLM never has the key."""
-    columns = _columns(conn, "LiteLLM_VerificationToken")
-    budget = _columns(conn, "LiteLLM_BudgetTable") if "budget_id" in columns else frozenset()
+    types = _column_types(conn, KEYS_TABLE)
+    budget = _columns(conn, "LiteLLM_BudgetTable") if "budget_id" in types else frozenset()
     items: list[sql.Composable] = []
+    unreadable: list[sql.Composable] = []
     for name, column, pg_type in _KEY_COLUMNS:
         expr: sql.Composable = (
-            sql.SQL("k.{}").format(sql.Identifier(column)) if column in columns else sql.SQL("NULL")
+            sql.SQL("k.{}").format(sql.Identifier(column)) if column in types else sql.SQL("NULL")
         )
         if name in _KEY_BUDGET_FALLBACK and column in budget:
             expr = sql.SQL("COALESCE({}, b.{})").format(expr, sql.Identifier(column))
-        items.append(sql.SQL("{}::{} AS {}").format(expr, sql.SQL(pg_type), sql.Identifier(name)))
+        items.append(
+            _snapshot_item(expr, name, column, pg_type, source_type=types.get(column), unreadable=unreadable)
+        )
     join = (
         sql.SQL(' LEFT JOIN "LiteLLM_BudgetTable" b ON b.budget_id = k.budget_id') if budget else sql.SQL("")
     )
-    query = sql.SQL('SELECT {} FROM "LiteLLM_VerificationToken" k{} ORDER BY 1').format(
-        sql.SQL(", ").join(items), join
+    query = sql.SQL("SELECT {}, {} FROM {} k{} ORDER BY 1").format(
+        sql.SQL(", ").join(items), _unreadable_list(unreadable), sql.Identifier(KEYS_TABLE), join
     )
-    return _snapshot(conn, query, columns, KEYS_SCHEMA, snapshot_at)
+    return _snapshot(conn, query, KEYS_TABLE, frozenset(types), schema=KEYS_SCHEMA, snapshot_at=snapshot_at)
 
 
-def read_users(conn: psycopg.Connection[Any], snapshot_at: dt.datetime) -> pa.Table:
+def read_users(conn: psycopg.Connection[Any], snapshot_at: dt.datetime) -> Snapshot:
     """`LiteLLM_UserTable` as `USERS_SCHEMA`."""
-    columns = _columns(conn, "LiteLLM_UserTable")
+    types = _column_types(conn, USERS_TABLE)
+    unreadable: list[sql.Composable] = []
     items = [
-        sql.SQL("{}::{} AS {}").format(
-            sql.SQL("u.{}").format(sql.Identifier(column)) if column in columns else sql.SQL("NULL"),
-            sql.SQL(pg_type),
-            sql.Identifier(name),
+        _snapshot_item(
+            sql.SQL("u.{}").format(sql.Identifier(column)) if column in types else sql.SQL("NULL"),
+            name,
+            column,
+            pg_type,
+            source_type=types.get(column),
+            unreadable=unreadable,
         )
         for name, column, pg_type in _USER_COLUMNS
     ]
-    query = sql.SQL('SELECT {} FROM "LiteLLM_UserTable" u ORDER BY 1').format(sql.SQL(", ").join(items))
-    return _snapshot(conn, query, columns, USERS_SCHEMA, snapshot_at)
+    query = sql.SQL("SELECT {}, {} FROM {} u ORDER BY 1").format(
+        sql.SQL(", ").join(items), _unreadable_list(unreadable), sql.Identifier(USERS_TABLE)
+    )
+    return _snapshot(conn, query, USERS_TABLE, frozenset(types), schema=USERS_SCHEMA, snapshot_at=snapshot_at)
+
+
+def _snapshot_item(
+    expr: sql.Composable,
+    name: str,
+    column: str,
+    pg_type: str,
+    *,
+    source_type: str | None,
+    unreadable: list[sql.Composable],
+) -> sql.Composable:
+    """One column of a key or user snapshot; a time read as the spend logs' are (NULL out
+    of range), its condition for being unreadable added to `unreadable`."""
+    if pg_type == "timestamp" and source_type in _TIME_TYPES:
+        before = sql.Literal(EXPIRED_LONG_AGO) if column == "expires" else None
+        expr, bad = _timestamp(expr, source_type, before)
+        unreadable.append(sql.SQL("CASE WHEN {} THEN {} END").format(bad, sql.Literal(column)))
+    return sql.SQL("{}::{} AS {}").format(expr, sql.SQL(pg_type), sql.Identifier(name))
+
+
+def _unreadable_list(unreadable: list[sql.Composable]) -> sql.Composable:
+    if not unreadable:
+        return sql.SQL("NULL::text[]")
+    return sql.SQL("array_remove(ARRAY[{}]::text[], NULL)").format(sql.SQL(", ").join(unreadable))
 
 
 def _columns(conn: psycopg.Connection[Any], table: str) -> frozenset[str]:
@@ -681,20 +743,26 @@ def _regclass(table: str) -> str:
 def _snapshot(
     conn: psycopg.Connection[Any],
     query: sql.Composed,
+    table: str,
     columns: frozenset[str],
+    *,
     schema: pa.Schema,
     snapshot_at: dt.datetime,
-) -> pa.Table:
+) -> Snapshot:
     if not columns:  # a release without this table: an empty snapshot, not an error
-        return schema.empty_table()
+        return Snapshot(schema.empty_table(), {})
     rows = conn.execute(query).fetchall()
-    data = list(zip(*rows, strict=True)) if rows else [()] * (len(schema) - 1)
+    unreadable: dict[str, int] = {}
+    for row in rows:
+        for column in row[-1] or ():
+            unreadable[f"{table}.{column}"] = unreadable.get(f"{table}.{column}", 0) + 1
+    data = list(zip(*rows, strict=True))[:-1] if rows else [()] * (len(schema) - 1)
     arrays = []
     for values, f in zip(data, schema, strict=False):
         naive = pa.timestamp("us") if pa.types.is_timestamp(f.type) else f.type
         arrays.append(pa.array(values, type=naive).cast(f.type))
     arrays.append(pa.repeat(pa.scalar(snapshot_at, schema.field("snapshot_at").type), len(rows)))
-    return pa.table(arrays, schema=schema)
+    return Snapshot(pa.table(arrays, schema=schema), unreadable)
 
 
 # --- rows from Python -------------------------------------------------------------------

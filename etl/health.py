@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import math
+import stat
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from itertools import takewhile
@@ -16,7 +17,8 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from etl.files import atomic_write_bytes
+from etl.errors import ConfigError
+from etl.files import atomic_write_bytes, kind_of
 from etl.store import RUNS_FILE, RUNS_SCHEMA
 from etl.transform import NOISE_REASONS
 
@@ -207,7 +209,31 @@ def read_runs(store: Path) -> list[dict[str, Any]]:
 def write(path: Path, attempt: Attempt, store: Path | None, budgets: list[Budget] | None = None) -> None:
     """`store` None: the configuration could not even say where the store is."""
     runs = read_runs(store) if store is not None else []
-    atomic_write_bytes(path, render(attempt, runs, budgets).encode("utf-8"))
+    text = render(attempt, runs, budgets).encode("utf-8")
+    check_path(path)  # again: the path may have changed during the run
+    atomic_write_bytes(path, text)  # through a temporary file beside it, then a rename
+
+
+def check_path(path: Path) -> None:
+    """A metrics file goes into an existing folder, over nothing or a regular file: a
+    mistyped path must not create folders, and a rename over anything else replaces it
+    (run as root, over /dev/full, the device itself). ConfigError says which it is."""
+    if not path.parent.is_dir():
+        raise ConfigError(
+            f"--metrics-file {path}: the folder {path.parent} does not exist (the ETL creates none): "
+            "give a path in an existing folder, e.g. node_exporter's textfile collector directory"
+        )
+    try:
+        mode = path.lstat().st_mode
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise ConfigError(f"--metrics-file {path} cannot be checked: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(mode):
+        raise ConfigError(
+            f"--metrics-file {path} is {kind_of(mode)}; the ETL replaces only a regular file: "
+            "give the path of a .prom file"
+        )
 
 
 class _Metrics:

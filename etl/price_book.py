@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import datetime as dt
 import itertools
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from etl.errors import ConfigError
+from etl.toml_file import read_toml
 
 REQUIRED = ("model", "reference", "input", "cached_input", "output", "taken")
 KNOWN = {*REQUIRED, "from", "until"}
+# USD per million tokens above which a price is a typo (the dearest public API asks ~$600):
+# an infinite or 1e308 one would make every total at API prices infinite
+MAX_USD = 10_000
 
 
 @dataclass(frozen=True)
@@ -38,13 +41,7 @@ class Price:
 
 def load_price_book(path: Path) -> tuple[Price, ...]:
     """The entries of the price book at `path`, checked; ConfigError names what is wrong."""
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"price book {path} does not exist (price_book in the configuration)") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"price book {path} is not valid TOML: {exc}") from None
-    return parse(data, path)
+    return parse(read_toml(path, f"price book {path}"), path)
 
 
 def parse(data: dict[str, Any], path: Path) -> tuple[Price, ...]:
@@ -92,8 +89,10 @@ def _entry(path: Path, i: int, entry: Any) -> Price:
 
 
 def _usd(where: str, key: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
-        raise ConfigError(f"{where}: {key} must be USD per million tokens, at least 0, not {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= MAX_USD:
+        raise ConfigError(
+            f"{where}: {key} must be USD per million tokens, from 0 to {MAX_USD:,}, not {value!r}"
+        )
     return float(value)
 
 

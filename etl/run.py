@@ -63,6 +63,9 @@ class RunSummary:
     malformed_skipped: int = 0  # malformed rows that could not be placed, hence not stored
     malformed_examples: list[str] = field(default_factory=list)
     kept_noise_tagged: int = 0
+    # values of LiteLLM's key and user tables out of range (infinity, BC, after 9999), read
+    # as unknown, per "table.column"
+    unknown_values: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
     note: str | None = None  # why the whole source was read, when it was
 
@@ -77,8 +80,12 @@ class RunSummary:
             f"{self.rows_written:,} written, {self.duplicates_skipped:,} {skipped}, noise dropped: "
             f"{self.dropped['master_key']:,} master key, {self.dropped['health_check']:,} health check, "
             f"{self.dropped['rule']:,} by rule; {self.malformed:,} malformed{self._skipped()}; "
-            f"{self.seconds:.1f} s"
+            f"{self._unknown()}{self.seconds:.1f} s"
         )
+
+    def _unknown(self) -> str:
+        n = sum(self.unknown_values.values())
+        return f"{n:,} key or user time(s) unknown; " if n else ""
 
 
 def run_etl(
@@ -178,6 +185,13 @@ class _Run:
                 summary.malformed_skipped,
                 "; ".join(summary.malformed_examples),
             )
+        if summary.unknown_values:
+            log.warning(
+                "%d time(s) in LiteLLM's key and user tables are infinity, BC or after year 9999, "
+                "read as unknown (an expiry before year 1 as expired, one after 9999 as never): %s",
+                sum(summary.unknown_values.values()),
+                ", ".join(f"{column} ({n:,})" for column, n in sorted(summary.unknown_values.items())),
+            )
         if summary.kept_noise_tagged:
             log.warning(
                 "%d request(s) from user keys carry a noise tag (a health check's, or one of "
@@ -230,8 +244,9 @@ class _Run:
                 f"lost the connection to the LiteLLM database {extract.describe_source(url)}: "
                 f"{extract.first_line(exc)}. Nothing was changed; the next run starts over."
             ) from None
-        load.write_snapshot(self.store / KEYS_FILE, keys)
-        load.write_snapshot(self.store / USERS_FILE, users)
+        load.write_snapshot(self.store / KEYS_FILE, keys.table)
+        load.write_snapshot(self.store / USERS_FILE, users.table)
+        self.summary.unknown_values = keys.unreadable | users.unreadable
         failpoint("snapshots-written")
         return new_state
 

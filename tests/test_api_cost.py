@@ -258,8 +258,19 @@ def test_the_configuration_names_the_price_book_relative_to_itself(tmp_path: Pat
             r"price\[0\] \(gpt-oss-120b\): missing reference",
         ),
         (ENTRY + "currency = 'EUR'\n", r"price\[0\] \(gpt-oss-120b\): unknown key currency"),
-        (ENTRY.replace("output = 0.5", "output = -0.5"), "output must be USD per million tokens, at least 0"),
+        (ENTRY.replace("output = 0.5", "output = -0.5"), "output must be USD per million tokens, from 0"),
         (ENTRY.replace("input = 0.1", 'input = "0.1"'), "input must be USD per million tokens"),
+        # an infinite or absurd price would make every total at API prices infinite
+        (
+            ENTRY.replace("input = 0.1", "input = inf"),
+            r"\(gpt-oss-120b\): input must be .* to 10,000, not inf",
+        ),
+        (ENTRY.replace("output = 0.5", "output = 1e308"), r"\(gpt-oss-120b\): output must be .* not 1e\+308"),
+        (ENTRY.replace("cached_input = 0.05", "cached_input = nan"), "cached_input must be USD"),
+        (
+            ENTRY.replace("output = 0.5", "output = 10_001"),
+            "output must be USD per million tokens, from 0 to",
+        ),
         (ENTRY + "from = 2026-12-10\nuntil = 2026-12-10\n", r"from \(2026-12-10\) must be before until"),
         (ENTRY.replace("taken = 2026-12-01", "taken = 2026-12-01T10:00:00"), "taken must be a date"),
         (

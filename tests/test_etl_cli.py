@@ -7,13 +7,17 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests import storeview
 from tests.litellm_db import LiteLLMDatabase, iter_sample_rows
 
 REPO = Path(__file__).resolve().parent.parent
 
 
-def cli(*args: str, env: dict[str, str] | None = None, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
+def cli(
+    *args: str, env: dict[str, str] | None = None, cwd: Path = REPO, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
     base = {k: v for k, v in os.environ.items() if not k.startswith(("LITELLM_", "DATABASE_URL", "USAGE_"))}
     base["PYTHONPATH"] = str(REPO)
     return subprocess.run(
@@ -22,7 +26,7 @@ def cli(*args: str, env: dict[str, str] | None = None, cwd: Path = REPO) -> subp
         env={**base, **(env or {})},
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=timeout,
         check=False,
     )
 
@@ -160,3 +164,64 @@ def test_losing_the_database_mid_run_is_reported_as_such(litellm: LiteLLMDatabas
     assert "lost the connection to the LiteLLM database" in err
     assert not (store / "requests").exists()
     assert storeview.runs(store)[-1]["status"] == "failed"
+
+
+# --- issue 27, point 5: a configuration or price book that is not a TOML file ------------------
+
+NOWHERE = "postgresql://lab@127.0.0.1:1/litellm"  # never reached: the configuration comes first
+
+
+def not_a_toml_file(folder: Path, kind: str) -> tuple[Path, str]:
+    """A file given by mistake as the configuration or the price book, and a word the one
+    line naming it must hold."""
+    path = folder / f"{kind}.toml"
+    if kind == "latin-1":
+        path.write_bytes('[dashboard]\ntimezone = "Europe/Zürich"\n'.encode("latin-1"))
+        return path, "not UTF-8"
+    if kind == "nested-arrays":
+        path.write_text("x = " + "[" * 5000 + "]" * 5000 + "\n", encoding="utf-8")
+        return path, "levels deep"
+    if kind == "nested-keys":
+        path.write_text("[dashboard]\ntimezone" + ".a" * 5000 + " = 1\n", encoding="utf-8")
+        return path, "levels deep"
+    if kind == "directory":
+        path.mkdir()
+        return path, "a directory"
+    if kind == "pipe":
+        os.mkfifo(path)  # nothing ever writes it: reading it would wait for ever
+        return path, "a pipe"
+    return Path("/dev/null"), "a device"
+
+
+KINDS = ("latin-1", "nested-arrays", "nested-keys", "directory", "pipe", "device")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_configuration_file_that_is_not_a_toml_file_is_one_line(tmp_path: Path, kind: str) -> None:
+    path, named = not_a_toml_file(tmp_path, kind)
+    result = cli(
+        "run", "--source", NOWHERE, "--store", str(tmp_path / "s"), "--config", str(path), timeout=30
+    )
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert f"configuration file {path}" in result.stderr and named in result.stderr
+
+    doctor = cli(
+        "doctor", "--source", NOWHERE, "--store", str(tmp_path / "s"), "--config", str(path), timeout=30
+    )
+    assert doctor.returncode == 3 and "Traceback" not in doctor.stderr
+    [line] = [ln for ln in doctor.stdout.splitlines() if ln.startswith("FAIL  configuration")]
+    assert named in line
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_price_book_that_is_not_a_toml_file_is_one_line(tmp_path: Path, kind: str) -> None:
+    path, named = not_a_toml_file(tmp_path, kind)
+    config = tmp_path / "usage.toml"
+    config.write_text(f"price_book = {str(path)!r}\n", encoding="utf-8")
+    result = cli(
+        "run", "--source", NOWHERE, "--store", str(tmp_path / "s"), "--config", str(config), timeout=30
+    )
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert f"price book {path}" in result.stderr and named in result.stderr

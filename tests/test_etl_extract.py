@@ -127,8 +127,8 @@ def test_snapshots_of_keys_and_users(litellm: LiteLLMDatabase) -> None:
     now = dt.datetime(2026, 12, 1, tzinfo=dt.UTC)
     url = extract.parse_source_url(litellm.url)
     with extract.connect(url) as conn:
-        keys = {k["api_key_hash"]: k for k in extract.read_keys(conn, now).to_pylist()}
-        users = extract.read_users(conn, now)
+        keys = {k["api_key_hash"]: k for k in extract.read_keys(conn, now).table.to_pylist()}
+        users = extract.read_users(conn, now).table
     assert keys["aa11"]["max_budget"] == 10.0 and keys["aa11"]["tpm_limit"] == 20000
     assert keys["aa11"]["budget_reset_at"] == dt.datetime(2026, 12, 15, tzinfo=dt.UTC)
     assert keys["aa11"]["expires"] == dt.datetime(2027, 3, 1, tzinfo=dt.UTC)

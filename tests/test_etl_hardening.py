@@ -13,10 +13,12 @@ from typing import Any
 
 import pytest
 
-from etl.config import load_config
+from dashboard.signin import student_check
+from etl.config import load_config, sha256_hex
 from etl.errors import StoreNotWritable
 from etl.run import RunSummary, ingest_rows, run_etl
 from etl.store import LOCK_FILE, STATE_FILE
+from queries.runner import StoreReader
 from tests import storeview
 from tests.litellm_db import LiteLLMDatabase, spend_log
 from tests.test_etl_cli import cli
@@ -159,6 +161,72 @@ def test_rows_from_python_follow_the_same_rules(store: Path) -> None:
     assert set(storeview.rows(store)) == {good["request_id"], bad_count["request_id"]}
     assert (summary.malformed, summary.malformed_skipped) == (2, 1)
     assert storeview.rows(store)[bad_count["request_id"]]["prompt_tokens"] == 0
+
+
+# --- issue 27, point 3: out-of-range times in LiteLLM's key and user tables ----------------------
+
+KEY_TIMES = ("expires", "budget_reset_at", "last_active", "created_at")
+ODD_TIMES = ("infinity", "-infinity", "10000-01-01", "0044-03-15 BC")
+
+
+def test_odd_times_in_keys_and_users_are_unknown_and_an_expiry_before_year_1_has_passed(
+    litellm: LiteLLMDatabase, store: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    keys = {"never": "infinity", "gone": "-infinity", "far": "10000-01-01", "old": "0044-03-15 BC"}
+    for alias, expiry in keys.items():
+        litellm.execute(
+            'INSERT INTO "LiteLLM_VerificationToken" (token, key_alias, user_id, expires) '
+            "VALUES (%s, %s, %s, %s)",
+            [sha256_hex(f"sk-{alias}"), alias, f"{alias}.user", expiry],
+        )
+    odd_key = sha256_hex("sk-odd")
+    litellm.execute(
+        'INSERT INTO "LiteLLM_VerificationToken" '
+        "(token, key_alias, budget_reset_at, last_active, created_at) "
+        "VALUES (%s, 'odd', 'infinity', '-infinity', '0044-03-15 BC')",
+        [odd_key],
+    )
+    for i, value in enumerate(ODD_TIMES):
+        litellm.execute(
+            'INSERT INTO "LiteLLM_UserTable" (user_id, budget_reset_at, created_at) VALUES (%s, %s, %s)',
+            [f"user-{i}", value, "2026-11-01" if i % 2 else value],
+        )
+    r = row(0)
+    litellm.insert_spend_logs([r])
+
+    with caplog.at_level(logging.WARNING, logger="etl"):
+        summary = etl(litellm, store)
+
+    assert set(storeview.rows(store)) == {r["request_id"]}
+    content = storeview.content(store)
+    stored = {k["key_alias"]: k for k in content["keys.parquet"]}
+    assert set(stored) == {*keys, "odd"}
+    assert stored["never"]["expires"] is None and stored["far"]["expires"] is None  # never expires
+    for alias in ("gone", "old"):  # expired long ago: fail closed
+        assert stored[alias]["expires"] == dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+    assert all(stored["odd"][column] is None for column in KEY_TIMES)
+    users = {u["user_id"]: u for u in content["users.parquet"]}
+    assert len(users) == 4 and all(u["budget_reset_at"] is None for u in users.values())
+    assert users["user-1"]["created_at"] == dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
+    assert summary.unknown_values == {
+        "LiteLLM_VerificationToken.expires": 4,
+        "LiteLLM_VerificationToken.budget_reset_at": 1,
+        "LiteLLM_VerificationToken.last_active": 1,
+        "LiteLLM_VerificationToken.created_at": 1,
+        "LiteLLM_UserTable.budget_reset_at": 4,
+        "LiteLLM_UserTable.created_at": 2,
+    }
+    assert "13 key or user time(s) unknown" in summary.line()
+    warning = " ".join(m.getMessage() for m in caplog.records if m.levelno == logging.WARNING)
+    assert (
+        "LiteLLM_VerificationToken.expires (4)" in warning and "LiteLLM_UserTable.created_at (2)" in warning
+    )
+
+    # a signed-in student's key is re-checked against this copy (dashboard/main.py): an expiry of -infinity or
+    # BC has passed, one of infinity or year 10000 never comes
+    reader = StoreReader(store)
+    checks = {alias: student_check(sha256_hex(f"sk-{alias}"), reader).problem for alias in keys}
+    assert checks == {"never": "ok", "far": "ok", "gone": "expired", "old": "expired"}
 
 
 # --- point 13: odd URLs and column types: handled, or one clear line ---------------------------

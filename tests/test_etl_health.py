@@ -3,12 +3,18 @@ good runs and failed ones, parsed as Prometheus parses it."""
 
 from __future__ import annotations
 
+import datetime as dt
+import os
 import re
+import stat
 import time
 from pathlib import Path
 
+import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from etl import health
+from etl.errors import ConfigError
 from tests.litellm_db import LiteLLMDatabase, iter_sample_rows
 from tests.test_etl_cli import REPO, cli
 
@@ -84,10 +90,10 @@ def test_an_unwritable_metrics_file_is_an_error_but_the_run_counts(
 ) -> None:
     litellm.insert_spend_logs(iter_sample_rows())
     store = tmp_path / "store"
-    prom = "/proc/no/such.prom"
+    prom = "/proc/such.prom"  # a folder where no file can be made, even by root
     result = cli("run", "--source", litellm.url, "--store", str(store), "--metrics-file", prom)
     assert result.returncode == 73
-    assert "could not write the metrics file /proc/no/such.prom" in result.stderr
+    assert "could not write the metrics file /proc/such.prom" in result.stderr
     assert "8 written" in result.stdout
 
 
@@ -100,3 +106,48 @@ def test_the_readme_alert_uses_metrics_the_file_has(litellm: LiteLLMDatabase, tm
     assert "llm_usage_etl_last_success_timestamp_seconds" in named
     written = {name.split("{")[0] for name in samples(prom)}
     assert named <= written, named - written
+
+
+# --- issue 27, point 6: the metrics file goes only where it should ------------------------------
+
+
+@pytest.mark.parametrize("kind", ["missing folder", "directory", "pipe", "symbolic link"])
+def test_a_metrics_path_that_is_not_a_file_in_a_folder_is_refused(
+    litellm: LiteLLMDatabase, tmp_path: Path, kind: str
+) -> None:
+    """A special file stands for /dev/full: run as root, a rename over it replaced the device."""
+    elsewhere = tmp_path / "elsewhere.txt"
+    elsewhere.write_text("someone else's", encoding="utf-8")
+    prom = tmp_path / "textfile" / "llm_usage_etl.prom"
+    named = {"directory": "a directory", "pipe": "a pipe", "symbolic link": "a symbolic link"}.get(
+        kind, "does not exist"
+    )
+    if kind != "missing folder":
+        prom.parent.mkdir()
+    if kind == "directory":
+        prom.mkdir()
+    elif kind == "pipe":
+        os.mkfifo(prom)
+    elif kind == "symbolic link":
+        prom.symlink_to(elsewhere)
+    before = prom.lstat().st_mode if kind != "missing folder" else None
+    store = tmp_path / "store"
+
+    result = cli(
+        "run", "--source", litellm.url, "--store", str(store), "--metrics-file", str(prom), timeout=60
+    )
+
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert f"--metrics-file {prom}" in result.stderr and named in result.stderr
+    assert not store.exists()  # a bad command line: nothing is run
+    if before is None:
+        assert not prom.parent.exists()
+    else:
+        assert prom.lstat().st_mode == before and stat.S_IFMT(before) != stat.S_IFREG
+        assert [p.name for p in prom.parent.iterdir()] == [prom.name]  # no temporary file left
+    assert elsewhere.read_text(encoding="utf-8") == "someone else's"
+    # and when the path turns bad during a run, the write refuses as well
+    attempt = health.Attempt(dt.datetime.now(dt.UTC), ok=True, seconds=1.0)
+    with pytest.raises(ConfigError, match=named):
+        health.write(prom, attempt, None)

@@ -332,6 +332,10 @@ def test_failed_runs_are_recorded_and_leave_the_bookmark(litellm: LiteLLMDatabas
         ("[dashboard]\nprompt_bands = [2000, 500]\n", "prompt_bands must be prompt-token edges going up"),
         ("[dashboard]\nprompt_bands = ['500']\n", "prompt_bands must be"),
         ("[dashboard]\nstable_p95_ms = 0\n", "stable_p95_ms must be a number of at least 1"),
+        # numbers a run's date arithmetic would overflow on, with a traceback (issue 27.5)
+        ("[source]\noverlap_minutes = inf\n", "overlap_minutes must be .* at most 1,000,000, not inf"),
+        ("[source]\nmax_lateness_hours = nan\n", "max_lateness_hours must be a number"),
+        ("[dashboard]\nstale_after_minutes = 1e308\n", "stale_after_minutes must be a number"),
     ],
 )
 def test_configuration_errors_say_what_is_wrong(tmp_path: Path, text: str, message: str) -> None:
