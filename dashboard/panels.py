@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -537,7 +538,7 @@ def budget_bars(budgets: pd.DataFrame, limits: pd.DataFrame, tz: str) -> None:
             note = forecasts.period_note(key)
             if note:
                 st.markdown(note)
-        details = []
+        details = [_budget_period(key, tz)]
         if not fmt.missing(key["budget_reset_at"]):
             details.append(
                 t(
@@ -579,6 +580,15 @@ LEVEL_BARS = (
     )
     + "</style>"
 )
+
+
+def _budget_period(key: Mapping[Any, Any], tz: str) -> str:
+    """Which spend the budget's figures count: LiteLLM's own, since its period began (or
+    since the key was made), not the range the cards below show."""
+    start = key["budget_period_start"]
+    if fmt.missing(start):
+        return t("budget.period_all")
+    return t("budget.period_since", start=_local(start, tz))
 
 
 def _level_bar(level: str, name: str, value: float, text: str) -> None:

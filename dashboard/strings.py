@@ -187,6 +187,8 @@ EN: dict[str, str] = {
     "budget.no_keys": "LiteLLM's key list has no key of yours yet (the next ETL run copies it).",
     "budget.used": "{key}: {spend} of {budget} used ({share}), {left} left",
     "budget.unlimited": "{key}: {spend} spent, no budget set",
+    "budget.period_since": "LiteLLM's count since {start}, not the range of the cards below",
+    "budget.period_all": "LiteLLM's count since the key was made, not the range of the cards below",
     "budget.resets": "resets {when} (every {every})",
     "budget.limits": "limits: {limits}",
     "budget.no_limits": "no rate limits",

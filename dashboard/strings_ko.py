@@ -163,6 +163,8 @@ KO: dict[str, str] = {
     "budget.no_keys": "LiteLLM 키 목록에 아직 내 키가 없습니다(다음 ETL 실행 때 복사됩니다).",
     "budget.used": "{key}: {budget} 중 {spend} 사용({share}), {left} 남음",
     "budget.unlimited": "{key}: {spend} 사용, 예산 미설정",
+    "budget.period_since": "{start}부터 LiteLLM이 집계한 값(아래 카드의 기간과 다름)",
+    "budget.period_all": "키 생성 이후 LiteLLM이 집계한 값(아래 카드의 기간과 다름)",
     "budget.resets": "{when}에 초기화({every}마다)",
     "budget.limits": "한도: {limits}",
     "budget.no_limits": "속도 제한 없음",

@@ -53,6 +53,8 @@ SELECT
     budget_setting(max_budget, budget_duration, spend) AS budget_setting,
     budget_duration,
     budget_reset_at,
+    -- when the period LiteLLM counts `spend` over began (NULL: no period, or none read)
+    budget_reset_at - budget_period(budget_duration) AS budget_period_start,
     burn_per_day,
     budget_runs_out_at(copied_at, spend, max_budget, burn_per_day) AS runs_out_at,
     budget_forecast(copied_at, spend, max_budget, budget_reset_at, burn_per_day) AS forecast,

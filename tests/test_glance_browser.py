@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests import verdict_lab
+from tests import known_store, verdict_lab
 from tests.browser import ARTIFACTS, chromium, store_server, wait_until_rendered
 from tests.test_browser import PASSWORD, sign_in
 
@@ -56,4 +56,29 @@ def test_the_first_screen_answers_the_professors_questions(lab_url: str, width: 
         except Exception:
             ARTIFACTS.mkdir(exist_ok=True)
             page.screenshot(path=str(ARTIFACTS / f"glance-{width}x{height}.png"))
+            raise
+
+
+@pytest.mark.parametrize(("width", "height"), [(1440, 900), (1280, 800)])
+def test_a_students_first_screen_answers_theirs(lab_url: str, width: int, height: int) -> None:
+    """user1: how much used and left, its status, when it resets and when it runs out at
+    its pace, and which spend those figures count, all without scrolling."""
+    with chromium(viewport={"width": width, "height": height}) as page:
+        try:
+            page.goto(lab_url + WEEK)
+            sign_in(page, key=known_store.raw_key("user1"))
+            wait_until_rendered(page)
+            for text in (
+                "at risk",
+                "user1-laptop: $4.00 of $10.00 used (40.0 %), $6.00 left",
+                "runs out",
+                "LiteLLM's count since 2026-12-03 09:00, not the range of the cards below",
+                "resets 2027-01-02 09:00 (every 30d)",
+            ):
+                found = page.get_by_text(text, exact=False).first
+                box = found.bounding_box()
+                assert box is not None and box["y"] + box["height"] <= height, (text, box)
+        except Exception:
+            ARTIFACTS.mkdir(exist_ok=True)
+            page.screenshot(path=str(ARTIFACTS / f"student-glance-{width}x{height}.png"))
             raise
