@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from dashboard import figures, panels, serving, tables
+from dashboard import figures, glance, panels, serving, tables, verdicts
 from dashboard import format as fmt
 from dashboard.strings import plain, t
 from dashboard.untrusted import short
@@ -105,6 +105,14 @@ def render(config: Config, reader: Reader, state: ViewState, *, own_only: bool =
         )
         panels.highlight_note(who)
     panels.freshness(status, config, state.tz, reader)
+    worst_first: list[str] = []  # the nodes in trouble, the worst first
+    if not own_only:  # a student's own requests are too few to judge a node by
+        found = pages.glance(reader, filters, pages.VERDICT_QUERIES)
+        judged = verdicts.judge(found["nodes"], found["nodes_before"])
+        worst_first = [v.node for v in judged if v.status in ("down", "failing", "slow")]
+        with st.container(border=True, key="verdicts"):
+            st.markdown(f"**{t('nodes.verdicts')}**", help=t("nodes.verdicts.help"))
+            st.markdown("\n".join(f"- {line}" for line in glance.nodes(judged, shown=len(judged))))
 
     with st.container(border=True):
         st.markdown(f"**{t('nodes.table')}**", help=t("nodes.table.help"))
@@ -131,7 +139,7 @@ def render(config: Config, reader: Reader, state: ViewState, *, own_only: bool =
         )
         st.plotly_chart(figure, key="saturation")
     highlighted = serving.Highlighted(who, mine) if who is not None else None
-    serving.load_table(data, settings.stable_p95_ms, highlighted)
+    serving.load_table(data, settings.stable_p95_ms, highlighted, worst_first)
     left, right = st.columns(2)
     with left, st.container(border=True):
         st.markdown(f"**{t('nodes.speed')}**")

@@ -185,10 +185,16 @@ LOAD_COLUMNS = (
 )
 
 
-def load_table(data: dict[str, pd.DataFrame], target_ms: float, highlighted: Highlighted | None) -> None:
+def load_table(
+    data: dict[str, pd.DataFrame],
+    target_ms: float,
+    highlighted: Highlighted | None,
+    worst_first: list[str] | None = None,
+) -> None:
     """Per node (and model), each level of concurrency with its latency, failures and
     throughput (and the highlighted user's requests at it), the levels up to the stable
-    concurrency marked; all of it as CSV."""
+    concurrency marked; all of it as CSV. It opens on the first node of `worst_first`
+    (the nodes in trouble, the worst first) that it has rows for, else on the busiest."""
     with st.container(border=True):
         st.markdown(
             f"**{t('serving.load')}**", help=t("serving.load.help", target=fmt.duration_ms(target_ms))
@@ -198,6 +204,8 @@ def load_table(data: dict[str, pd.DataFrame], target_ms: float, highlighted: Hig
             st.caption(t("serving.none"))
             return
         nodes = list(dict.fromkeys(load["node"]))
+        rank = {node: index for index, node in enumerate(worst_first or [])}
+        nodes.sort(key=lambda node: rank.get(node, len(rank)))
         left, right = st.columns(2)
         node = left.selectbox(t("col.node"), nodes, key="load_node")
         here = load[load["node"] == node]

@@ -157,7 +157,7 @@ EN: dict[str, str] = {
     "glance.nodes.good": "good: {nodes}",
     "glance.nodes.all_good": "All good: {nodes}",
     "glance.nodes.too_few": "too few requests to judge (under {least}): {nodes}",
-    "glance.api.title": "At API prices",
+    "glance.api.title": "What it would cost at API prices",
     "glance.api.no_prices": "No price book: no API prices to compare with (`prices.toml`).",
     "glance.api.nothing_priced": "None of this range's models has an API price in the price book.",
     "glance.api.line": (
@@ -357,6 +357,14 @@ EN: dict[str, str] = {
     "signin.refused.password": "Wrong password.",
     # the nodes page
     "page.nodes": "Nodes",
+    "nodes.verdicts": "Each node's verdict",
+    "nodes.verdicts.help": (
+        "A node is judged against the other nodes serving the same model, else against its own "
+        "previous period of the same length: slow when its time to first token p95 is at least "
+        "twice theirs and 1 s longer, or its median output speed at most half; failing when 10 % "
+        "of its requests (and at least 5) failed; down when it served nothing while it did before; "
+        "too few to judge under 30 requests (20 streamed for speed)."
+    ),
     "nodes.table": "Per GPU node",
     "nodes.models": "Per model",
     "nodes.table.help": (

@@ -133,7 +133,7 @@ KO: dict[str, str] = {
     "glance.nodes.good": "양호: {nodes}",
     "glance.nodes.all_good": "모두 양호: {nodes}",
     "glance.nodes.too_few": "판단하기에 요청이 너무 적음({least}건 미만): {nodes}",
-    "glance.api.title": "API 가격 기준",
+    "glance.api.title": "API 가격으로 환산한 비용",
     "glance.api.no_prices": "가격표가 없어 API 가격과 비교할 수 없습니다 (`prices.toml`).",
     "glance.api.nothing_priced": "이 기간의 모델 중 가격표에 API 가격이 있는 모델이 없습니다.",
     "glance.api.line": (
@@ -318,6 +318,14 @@ KO: dict[str, str] = {
     "signin.refused.password": "비밀번호가 틀렸습니다.",
     # the nodes page
     "page.nodes": "노드",
+    "nodes.verdicts": "노드별 판정",
+    "nodes.verdicts.help": (
+        "같은 모델을 서비스하는 다른 노드와 비교하고, 없으면 같은 길이의 이전 기간과 "
+        "비교합니다. 첫 토큰 p95가 두 배 이상이고 1초 이상 길거나 출력 속도 "
+        "중앙값이 절반 이하이면 느림, 요청의 10%(최소 5건) 이상이 실패하면 실패 "
+        "많음, 이전에는 처리했지만 이번에 처리한 요청이 없으면 중단, 요청 30건 "
+        "미만(속도는 스트리밍 20건 미만)이면 판단 보류입니다."
+    ),
     "nodes.table": "GPU 노드별",
     "nodes.models": "모델별",
     "nodes.table.help": (

@@ -4,6 +4,7 @@ times them, the tests check them."""
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
@@ -35,22 +36,25 @@ def overview(reader: Reader, filters: Filters) -> dict[str, pd.DataFrame]:
 
 
 # the Overview's "at a glance" block (dashboard/glance.py): each node's figures over the
-# range and the period before it (its verdict), and the keys LiteLLM refused in the range
-GLANCE_QUERIES = {
-    "nodes": "node_verdicts",
-    "nodes_before": "node_verdicts",
-    "refusals": "refusals_by_key",
-}
+# range and the period before it (its verdict, also atop the Nodes page), and the keys
+# LiteLLM refused in the range
+VERDICT_QUERIES = {"nodes": "node_verdicts", "nodes_before": "node_verdicts"}
+GLANCE_QUERIES = {**VERDICT_QUERIES, "refusals": "refusals_by_key"}
 
 
-def glance(reader: Reader, filters: Filters) -> dict[str, pd.DataFrame]:
-    """The block's result sets by the keys of GLANCE_QUERIES, and "budgets" (budgets())."""
+def glance(
+    reader: Reader, filters: Filters, names: Mapping[str, str] = GLANCE_QUERIES
+) -> dict[str, pd.DataFrame]:
+    """The block's result sets by the keys of `names` (GLANCE_QUERIES: all of them, and
+    "budgets", budgets(); VERDICT_QUERIES: the nodes' only)."""
     filters = reader.resolve(filters)
     jobs = {
-        key: (name, filters.previous() if key == "nodes_before" else filters)
-        for key, name in GLANCE_QUERIES.items()
+        key: (name, filters.previous() if key == "nodes_before" else filters) for key, name in names.items()
     }
-    return reader.run_many(jobs) | {"budgets": budgets(reader)}
+    found = reader.run_many(jobs)
+    if "refusals" not in names:
+        return found
+    return found | {"budgets": budgets(reader)}
 
 
 # the Nodes page; the highlighted user's part is read from the first three again

@@ -114,7 +114,7 @@ def test_an_empty_range_says_so_in_words(lab: Path) -> None:
 def test_the_block_heads_the_administrators_overview(lab: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     at = open_page(lab, monkeypatch, "Overview", **WEEK)
     block = _block(at)
-    assert block.index("**Who used the most**") < block.index("**At API prices**")
+    assert block.index("**Who used the most**") < block.index("**What it would cost at API prices**")
     for expected in ("**user3**", "**l40-b** is slow", "**retired** is down", "**priya-claude**"):
         assert expected in block, block
     links = [link.proto.label for link in at.get("page_link")]
@@ -142,3 +142,20 @@ def test_the_budgets_page_counts_budget_refusals_per_key(lab: Path, monkeypatch:
     assert table.loc["priya-claude", "level"] == "over budget"
     assert table.loc["user1-laptop", "level"] == "at risk"  # runs out before its reset, at 40 %
     assert table.loc["user1-laptop", "forecast"] == "runs out before the reset"
+
+
+def test_the_nodes_page_opens_on_the_verdicts_and_the_worst_node(
+    lab: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    at = open_page(lab, monkeypatch, "Nodes", **WEEK)
+    markdown = [m.value for m in at.markdown]
+    verdicts = markdown.index("**Each node's verdict**")
+    assert verdicts < markdown.index("**Per GPU node**")
+    lines = markdown[verdicts + 1]
+    assert (
+        lines.index("**retired** is down")
+        < lines.index("**spark** is failing")
+        < lines.index("**l40-b** is slow")
+    )
+    # the load table opens on the worst node it has rows for (retired served nothing)
+    assert at.selectbox(key="load_node").value == "spark"
