@@ -569,9 +569,13 @@ def _matrix_cell(cells: dict[Any, dict[Any, Any]], user: str, client: str) -> st
     )
 
 
-def sparkline(series: pd.DataFrame, column: str) -> list[float]:
+def sparkline(series: pd.DataFrame, column: str, *, unfinished: bool = False) -> list[float]:
     """The values a card's sparkline draws: amounts with empty buckets as 0; rates and
-    latencies only where there were requests (an empty hour has no success rate)."""
+    latencies only where there were requests (an empty hour has no success rate).
+    `unfinished`: the last bucket is today's (or this hour's) so far, left out: a card's
+    line plunged at its end every morning."""
+    if unfinished:
+        series = series.iloc[:-1]
     if series.empty:
         return []
     values = series[column]
@@ -635,13 +639,27 @@ def _bucket_end(span: Span) -> pd.Timestamp:
     return pd.Timestamp(span.end).ceil("D" if span.bucket == "day" else "h")
 
 
+def unfinished(span: Span | None) -> bool:
+    """Whether the range ends inside its last bucket (today's, or this hour's): that
+    bucket counts only the requests so far."""
+    return span is not None and _bucket_end(span) > pd.Timestamp(span.end)
+
+
 def _not_yet(span: Span | None) -> list[dict[str, Any]]:
-    """The part of the last bucket still to come, shaded: its bar or point counts only the
-    requests so far, and reads as a partial bucket rather than a fall."""
-    if span is None or _bucket_end(span) <= pd.Timestamp(span.end):
+    """The part of the last bucket still to come, shaded and labelled "today so far" (or
+    "this hour so far"): its bar or point counts only the requests so far, and reads as a
+    partial bucket rather than a fall."""
+    if span is None or not unfinished(span):
         return []
     return [
         {
+            "label": {
+                "text": t("chart.so_far.day" if span.bucket == "day" else "chart.so_far.hour"),
+                # upright along the shade: across it, a late hour's narrow shade cut it off
+                "textangle": -90,
+                "textposition": "middle center",
+                "font": {"size": 11, "color": "rgba(128,128,128,0.95)"},
+            },
             "type": "rect",
             "xref": "x",
             "yref": "paper",

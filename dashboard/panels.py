@@ -273,6 +273,7 @@ def cards(page: Page) -> None:
     mine = page.mine["totals"].iloc[0] if page.mine else None
     before = _previous_period(page)
     compared = before is not None and fmt.comparable(totals["requests"], previous["requests"])
+    partial = figures.unfinished(chart_span(page.filters))
     # two rows of three: wide enough for "$1,234.56" and a sparkline on a laptop screen
     slots = [column for _ in range(2) for column in st.columns(3)]
     for slot, name in zip(slots, CARDS, strict=True):
@@ -288,7 +289,7 @@ def cards(page: Page) -> None:
                 delta_description=t("card.vs", period=before) if delta and before else None,
                 help=t(f"card.{name}.help"),
                 border=True,
-                chart_data=figures.sparkline(page.data["by_bucket"], name) or None,
+                chart_data=figures.sparkline(page.data["by_bucket"], name, unfinished=partial) or None,
                 chart_type="area" if name in ADDITIVE else "line",
             )
             if mine is not None:
@@ -310,7 +311,8 @@ def _previous_period(page: Page) -> str | None:
     # was cut off at 1440 px in every card
     year = dt.datetime.now(ZoneInfo(page.filters.tz)).year
     start, end = fmt.day(first, this_year=year), fmt.day(last, this_year=year)
-    return start if first == last else t("card.period", start=start, end=end)
+    period = start if first == last else t("card.period", start=start, end=end)
+    return t("card.month_to_date", period=period) if page.filters.month_to_date else period
 
 
 def _mine_text(who: str, name: str, value: Any, total: Any) -> str:

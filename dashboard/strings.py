@@ -48,6 +48,7 @@ EN: dict[str, str] = {
     "card.cache_hit_rate": "Cache hit rate",
     "card.success_rate": "Success rate",
     "card.latency_p50_ms": "Median latency",
+    "card.month_to_date": "{period}, month to date",
     "card.vs": "vs {period}",
     "card.period": "{start} – {end}",
     "card.not_compared": (
@@ -133,6 +134,8 @@ EN: dict[str, str] = {
     "panel.peers.hidden": "The lab keeps everyone's usage private; only yours is shown.",
     "peers.you": "You",
     "panel.budget": "Your budget",
+    "chart.so_far.day": "today so far",
+    "chart.so_far.hour": "this hour so far",
     "glance.more": "and {count} more",
     "glance.tokens": "{tokens} tokens",
     "glance.users.title": "Who used the most",

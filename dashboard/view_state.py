@@ -79,6 +79,7 @@ class ViewState:
             models=self.models,
             nodes=self.nodes,
             clients=self.clients,
+            month_to_date=self.range == "month",
         )
 
 

@@ -35,6 +35,9 @@ class Filters:
     statuses: tuple[str, ...] = ()
     # Set for a student's session: every query then sees only these api_key hashes.
     only_keys: tuple[str, ...] | None = field(default=None, repr=False)
+    # "This month": the period before is the same days of the month before (month to date
+    # against month to date), not as many days right before it
+    month_to_date: bool = False
 
     def __post_init__(self) -> None:
         for name in ("users", "models", "nodes", "clients", "statuses", "only_keys"):
@@ -75,10 +78,19 @@ class Filters:
         return "day"
 
     def previous(self) -> Filters:
-        """The period of equal length right before this one (for the cards' deltas)."""
+        """The period of equal length right before this one (for the cards' deltas); for
+        `month_to_date`, the month before from its first day, as long as this one so far
+        (at most the whole month: March 31 compares with all of February)."""
         if self.start is None or self.end is None:
             raise InvalidFilter("an open-ended range has no previous period")
         length = self.end - self.start
+        if self.month_to_date:
+            zone = ZoneInfo(self.tz)
+            first = self.start.astimezone(zone)
+            before = (first.replace(day=1) - dt.timedelta(days=1)).replace(day=1)
+            start = dt.datetime(before.year, before.month, 1, tzinfo=zone).astimezone(dt.UTC)
+            end = min(start + length, self.start)
+            return replace(self, start=start, end=end, bucket=self.bucket_size)
         return replace(self, start=self.start - length, end=self.start, bucket=self.bucket_size)
 
     def variable(self) -> dict[str, Any]:

@@ -219,9 +219,22 @@ def test_a_range_ending_now_draws_its_last_bucket_whole_and_shades_what_is_to_co
     layout = figures.node_lines(days, "output_tps_p50", "Tokens/s", span=now).layout
     assert list(layout.xaxis.range) == ["2026-11-30 00:00:00", "2026-12-07 00:00:00"]
     assert [(s.x0, s.x1) for s in layout.shapes] == [("2026-12-06 03:15:00", "2026-12-07 00:00:00")]
+    assert [s.label.text for s in layout.shapes] == ["today so far"]  # labelled, not only shaded
+    hours = figures.Span("2026-12-05 03:00:00", "2026-12-06 03:15:00", "hour")
+    layout = figures.node_lines(days, "output_tps_p50", "Tokens/s", span=hours).layout
+    assert [s.label.text for s in layout.shapes] == ["this hour so far"]
     whole = figures.Span("2026-11-30 00:00:00", "2026-12-06 00:00:00", "day")
     layout = figures.node_lines(days.iloc[:2], "output_tps_p50", "Tokens/s", span=whole).layout
     assert list(layout.xaxis.range) == ["2026-11-30 00:00:00", "2026-12-06 00:00:00"] and not layout.shapes
+
+
+def test_a_cards_sparkline_leaves_out_todays_bucket_so_far() -> None:
+    """Today's bucket holds the morning's requests only: drawn, every card's line fell at
+    its end, as if usage had collapsed."""
+    buckets = pd.DataFrame({"requests": [120, 130, 125, 9], "latency_p50_ms": [900.0, None, 950.0, 800.0]})
+    assert figures.sparkline(buckets, "requests", unfinished=True) == [120, 130, 125]
+    assert figures.sparkline(buckets, "requests") == [120, 130, 125, 9]
+    assert figures.sparkline(buckets, "latency_p50_ms", unfinished=True) == [900.0, 950.0]
 
 
 def test_failures_stack_by_error_class() -> None:

@@ -139,3 +139,21 @@ def test_last_7_days_draws_7_day_buckets(tmp_path: Path) -> None:
     buckets = reader.run("by_bucket", ViewState(range="7d", tz="Asia/Seoul").filters(NOW))["bucket"]
     assert len(buckets) == 7
     assert [b.day for b in buckets] == [27, 28, 29, 30, 1, 2, 3]
+
+
+def test_this_month_compares_with_the_same_days_of_the_month_before() -> None:
+    """Month to date against month to date: Dec 1-7 against Nov 1-7, not Nov 24-30 (the
+    cards compared a week of December with the end of November)."""
+    seoul = ZoneInfo("Asia/Seoul")
+    now = dt.datetime(2026, 12, 7, 2, 5, tzinfo=dt.UTC)  # 11:05 in Seoul
+    filters = ViewState(range="month", tz="Asia/Seoul").filters(now)
+    before = filters.previous()
+    assert before.start == dt.datetime(2026, 11, 1, tzinfo=seoul)
+    assert before.end == dt.datetime(2026, 11, 7, 11, 15, tzinfo=seoul)
+    # March 31 compares with all of February, never with days of March
+    march = ViewState(range="month", tz="Asia/Seoul").filters(dt.datetime(2027, 3, 31, 5, tzinfo=dt.UTC))
+    assert march.previous().start == dt.datetime(2027, 2, 1, tzinfo=seoul)
+    assert march.previous().end == dt.datetime(2027, 3, 1, tzinfo=seoul)
+    # other ranges: as many days right before
+    week = ViewState(range="7d", tz="Asia/Seoul").filters(now)
+    assert week.previous().end == week.start
