@@ -46,9 +46,7 @@ USER_ROW, USER_FRAME = 30, 60  # the users' bars: a row per person, and the marg
 MATRIX_ROW, MATRIX_FRAME = 30, 120  # the users-by-clients grid: a row each, and room for its scale
 
 
-# what the store writes for a request with no node, client or model (docs/store.md): a
-# word of the page, translated, not a name from the data
-UNKNOWN = {"unknown": "value.unknown", "unknown-model": "value.unknown_model"}
+UNKNOWN = fmt.UNKNOWN
 
 
 def label(text: object) -> str:

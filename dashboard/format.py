@@ -31,9 +31,12 @@ def missing(value: Any) -> bool:
 
 
 def compact(value: float) -> str:
-    """1234 -> 1.2k, 4_949_000 -> 4.9M; whole numbers below 1000 as they are.
-    In Korean: 12_345 -> 1.2만, 4_949_000 -> 495만, 3.4e8 -> 3.4억; below 10,000 as 1,234."""
+    """12_345 -> 12.3k, 4_949_000 -> 4.9M (Korean: 1.2만, 495만, 3.4e8 -> 3.4억); below
+    10,000 in full in both languages, 4,951 (English wrote 5.0k where Korean wrote 4,951)."""
     return Markdown(_compact(value))  # digits and a suffix: safe in Markdown as they are
+
+
+EXACT_BELOW = 10_000  # counts below are written in full, in every language
 
 
 def _compact(value: float) -> str:
@@ -41,6 +44,8 @@ def _compact(value: float) -> str:
         return "—"
     sign = "-" if value < 0 else ""
     value = abs(value)
+    if value < EXACT_BELOW:
+        return sign + (f"{value:,.0f}" if float(value).is_integer() else f"{value:,.1f}")
     if current_language() == "ko":
         return sign + _compact_ko(value)
     for size, suffix in _SUFFIXES:
@@ -87,9 +92,13 @@ def percent(ratio: float, digits: int = 1) -> str:
 
 
 def duration_ms(value: float) -> str:
-    """840 ms, 1.4 s, 2.5 min (Korean: 840ms, 1.4초, 2.5분)."""
+    """840 ms, 1.4 s, 2.5 min (Korean: 0.84초, 1.4초, 2.5분: seconds below one too, as
+    "684ms" beside "2.5초" read as two kinds of time)."""
     if missing(value):
         return "—"
+    if value < 1000 and current_language() == "ko":
+        seconds = f"{value / 1000:.3f}".rstrip("0").rstrip(".")
+        return t("unit.s", value=seconds if seconds != "0" else f"{value / 1000:.3g}")
     if value < 1000:
         return t("unit.ms", value=f"{value:.0f}")
     if value < 60_000:
@@ -129,11 +138,15 @@ def timestamp(value: Any, tz: str) -> str | None:
     )
 
 
+# English month names, short (not calendar.month_abbr: that follows the server's locale)
+MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
 def day(value: dt.date, *, this_year: int | None = None) -> str:
     """A calendar day: 2026-12-03 (Korean: 2026년 12월 3일; 12월 3일 for a day of
     `this_year`, where space is short)."""
     key = "date.day_this_year" if value.year == this_year else "date.day"
-    return t(key, year=value.year, month=value.month, day=value.day)
+    return t(key, year=value.year, month=value.month, day=value.day, abbr=MONTHS[value.month - 1])
 
 
 _PERIOD = re.compile(r"(\d+)\s*(mo|s|m|h|d)")
@@ -164,6 +177,16 @@ def by_unit(value: Any, unit: Unit) -> str:
 
 
 MISSING = "—"  # what a table, card or hover shows for a value there is none of
+
+# what the store writes for a request with no node, client or model (docs/store.md): a
+# word of the page, translated in charts and tables alike, not a name from the data
+UNKNOWN = {"unknown": "value.unknown", "unknown-model": "value.unknown_model"}
+
+
+def name(value: Any) -> str:
+    """A node's, client's or model's name as a table or chart shows it: the page's own
+    word for the store's "unknown" and LiteLLM's "unknown-model", else the name."""
+    return t(UNKNOWN[value]) if isinstance(value, str) and value in UNKNOWN else str(value)
 
 
 def count(value: Any) -> str:

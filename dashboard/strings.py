@@ -440,9 +440,9 @@ EN: dict[str, str] = {
     "period.mo": "{n}mo",
     "date.minute": "{year}-{month:02d}-{day:02d} {hour:02d}:{minute:02d}",
     "date.day": "{year}-{month:02d}-{day:02d}",
-    # a day of this year where space is short (a card's compared period): English keeps
-    # the year, which fits; Korean's longer dates drop it
-    "date.day_this_year": "{year}-{month:02d}-{day:02d}",
+    # a day of this year where space is short (a card's compared period): without the
+    # year ("vs 2026-11-24 – 2026-11-30" was cut off in a card at 1280 px)
+    "date.day_this_year": "{abbr} {day}{year!s:.0}{month!s:.0}",  # year and month written as nothing
     # table cells: numbers and dates are written by format.py (dashboard/tables.py); a
     # progress bar takes only a printf format
     "colfmt.percent": "%.1f %%",  # a progress bar's 0-100 share: 61.0 %, as format.percent

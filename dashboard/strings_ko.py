@@ -401,7 +401,8 @@ KO: dict[str, str] = {
     "period.mo": "{n}개월",
     "date.minute": "{year}년 {month}월 {day}일 {hour:02d}:{minute:02d}",
     "date.day": "{year}년 {month}월 {day}일",
-    "date.day_this_year": "{year!s:.0}{month}월 {day}일",  # the year written as nothing
+    # the year (and the English month's name) written as nothing
+    "date.day_this_year": "{year!s:.0}{abbr!s:.0}{month}월 {day}일",
     # table cells
     "colfmt.percent": "%.1f%%",
     "col.tpm": "TPM",

@@ -23,8 +23,14 @@ Formatter = Callable[[Any], str]
 
 def styled(frame: pd.DataFrame, formats: Mapping[str, Formatter]) -> Styler:
     """`frame` with each column in `formats` displayed by its formatter; a missing value
-    as an em dash (the formatter is not asked about it)."""
+    as an em dash (the formatter is not asked about it); a text column's "unknown" and
+    "unknown-model" in the page's words, as the charts write them."""
     present: dict[Any, Any] = {column: formatter for column, formatter in formats.items() if column in frame}
+    for column in frame.columns:
+        values = frame[column]
+        text = column not in present and not pd.api.types.is_numeric_dtype(values.dtype)
+        if text and values.isin(list(fmt.UNKNOWN)).any():
+            present[column] = fmt.name
     return frame.style.format(present, na_rep=fmt.MISSING)
 
 

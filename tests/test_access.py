@@ -110,7 +110,7 @@ def test_a_student_signs_in_with_their_key_and_sees_their_budget(
 ) -> None:
     at = sign_in(app(store, monkeypatch, password_hash, **SEOUL_NOV_21), key="sk-alice")
     cards = {m.label: m.value for m in at.metric}
-    assert (cards["Requests"], cards["Spend"], cards["Tokens"]) == ("1", "$0.02", "2.4k")  # b1 only
+    assert (cards["Requests"], cards["Spend"], cards["Tokens"]) == ("1", "$0.02", "2,400")  # b1 only
     bars = [p.proto.text for p in at.get("progress")]
     assert bars == [
         "alice-laptop: $3.25 of $10.00 used (32.5 %), $6.75 left",

@@ -749,3 +749,18 @@ def test_date_labels_stay_level_and_few_enough_for_their_chart(lang: Language) -
         ticks = [first + i * step for i in range(-20, 20) if start < first + i * step < end]
         assert 2 <= len(ticks) <= figures.DATE_LABELS[name], (name, ticks)
         assert all(tick == tick.normalize() for tick in ticks), name  # on midnights, as "Nov 29"
+
+
+def test_a_tables_unknown_is_the_same_word_as_the_charts() -> None:
+    """The Korean Nodes page's charts said 알 수 없음 and its tables "unknown"."""
+    from dashboard import tables
+
+    frame = pd.DataFrame(
+        {"node": ["unknown", "blackwell"], "model": ["unknown-model", "gpt-oss-120b"], "requests": [3, 5]}
+    )
+    with use_language("ko"):
+        shown = tables.styled(frame, {}).to_html()
+        chart = traces(figures.node_lines(frame.assign(band=["0-500"] * 2), "requests", "n", x="band"))
+    assert "알 수 없음" in shown and "알 수 없는 모델" in shown and ">unknown<" not in shown
+    assert "알 수 없음" in [t.name for t in chart]
+    assert "blackwell" in shown and "gpt-oss-120b" in shown

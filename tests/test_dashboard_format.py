@@ -20,7 +20,9 @@ from queries.metrics import Unit
     [
         (0, "0"),
         (999, "999"),
-        (1_234, "1.2k"),
+        (1_234, "1,234"),
+        (9_999, "9,999"),
+        (12_345, "12.3k"),
         (4_949_000, "4.9M"),
         (264_000_000, "264M"),
         (3.2e9, "3.2B"),
@@ -31,6 +33,15 @@ from queries.metrics import Unit
 )
 def test_compact(value: float, text: str) -> None:
     assert fmt.compact(value) == text
+
+
+@pytest.mark.parametrize("value", [0, 7, 999, 4_951, 9_999])
+def test_a_count_below_ten_thousand_reads_the_same_in_both_languages(value: int) -> None:
+    """The same card read 5.0k in English and 4,951 in Korean."""
+    with use_language("ko"):
+        korean = fmt.compact(value)
+    with use_language("en"):
+        assert fmt.compact(value) == korean == f"{value:,}"
 
 
 @pytest.mark.parametrize(
@@ -139,7 +150,7 @@ def test_korean_units(korean: None) -> None:
     assert (fmt.usd(3.4), fmt.usd(0.0202566), fmt.usd(45_000)) == ("$3.40", "$0.0203", "$4.5만")
     assert fmt.percent(0.951) == "95.1%"
     assert (fmt.duration_ms(840), fmt.duration_ms(1400), fmt.duration_ms(150_000)) == (
-        "840ms",
+        "0.84초",  # seconds below one too: "840ms" beside "1.4초" read as two kinds of time
         "1.4초",
         "2.5분",
     )

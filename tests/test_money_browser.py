@@ -140,10 +140,13 @@ def test_budgets_page_shows_forecasts_and_rate_limits(app_url: str, lang: Langua
 
             paced = [table for table in shown if texts["budgets.forecast"] in table["headers"]]
             assert paced, (lang, [table["headers"] for table in shown])
-            for table in paced:  # the keys' pace, and the people's own budgets
-                assert texts["budgets.runs_out"] in table["headers"], (lang, table["headers"])
+            # the keys' standing: the forecast beside the share used (and people's own budgets)
+            assert texts["budgets.used"] in paced[0]["headers"], (lang, paced[0]["headers"])
+            for table in paced:
                 forecast = table["rows"][0][table["headers"].index(texts["budgets.forecast"])]
                 assert forecast in statuses, (lang, table)
+            dated = [table for table in shown if texts["budgets.runs_out"] in table["headers"]]
+            assert dated, (lang, [table["headers"] for table in shown])  # the keys' pace
             limited = [table for table in shown if texts["limits.peak_tokens"] in table["headers"]]
             assert len(limited) == 1, (lang, [table["headers"] for table in shown])
             headers = limited[0]["headers"]
