@@ -139,7 +139,8 @@ def render(config: Config, reader: Reader, state: ViewState, *, own_only: bool =
         )
         st.plotly_chart(figure, key="saturation")
     highlighted = serving.Highlighted(who, mine) if who is not None else None
-    serving.load_table(data, settings.stable_p95_ms, highlighted, worst_first)
+    csv = panels.csv_name("load_table", filters)
+    serving.load_table(data, settings.stable_p95_ms, highlighted, worst_first, file_name=csv)
     left, right = st.columns(2)
     with left, st.container(border=True):
         st.markdown(f"**{t('nodes.speed')}**")

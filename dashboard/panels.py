@@ -601,10 +601,39 @@ def _level_bar(level: str, name: str, value: float, text: str) -> None:
 # --- download -----------------------------------------------------------------------------
 
 
-def csv_bytes(frame: pd.DataFrame) -> bytes:
+def csv_bytes(frame: pd.DataFrame, tz: str | None = None) -> bytes:
     """The frame as a spreadsheet opens it safely: a name such as =HYPERLINK(...) stays text.
-    Lines end in CRLF (RFC 4180), so that a carriage return inside a name is quoted too."""
+    Lines end in CRLF (RFC 4180), so that a carriage return inside a name is quoted too.
+    With `tz`, every time column is written in that zone and says so in its header
+    ("bucket_start (Asia/Seoul)"): a bucket was local and its start UTC, unmarked."""
+    if tz is not None:
+        frame = _local_times(frame, tz)
     return untrusted.csv_frame(frame).to_csv(index=False, lineterminator="\r\n").encode("utf-8")
+
+
+def _local_times(frame: pd.DataFrame, tz: str) -> pd.DataFrame:
+    """Time columns as local wall-clock times in `tz` (zone-less ones are local already:
+    the buckets), each header naming the zone."""
+    out = frame.copy()
+    renamed = {}
+    for column in frame.columns:
+        values = frame[column]
+        if isinstance(values.dtype, pd.DatetimeTZDtype):
+            out[column] = values.dt.tz_convert(tz).dt.tz_localize(None)
+        elif not pd.api.types.is_datetime64_dtype(values.dtype):
+            continue
+        renamed[column] = f"{column} ({tz})"
+    return out.rename(columns=renamed)
+
+
+def csv_name(view: str, filters: Filters) -> str:
+    """A download's file name: the view and the range's local days, by_user_2026-12-01_2026-12-07.csv."""
+    if filters.start is None or filters.end is None:
+        return f"{view}.csv"
+    zone = ZoneInfo(filters.tz)
+    first = filters.start.astimezone(zone).date()
+    last = (filters.end - dt.timedelta(microseconds=1)).astimezone(zone).date()
+    return f"{view}_{first.isoformat()}_{last.isoformat()}.csv"
 
 
 def downloads(page: Page, keys: tuple[tuple[str, str], ...]) -> None:
@@ -618,8 +647,8 @@ def downloads(page: Page, keys: tuple[tuple[str, str], ...]) -> None:
                 # the button a plain link to a file whose id is its content's hash (the same
                 # across reruns), and every click downloads it. The frames are aggregates: a
                 # few hundred rows at most.
-                csv_bytes(page.data[key]),
-                file_name=f"{key}.csv",
+                csv_bytes(page.data[key], page.filters.tz),
+                file_name=csv_name(key, page.filters),
                 mime="text/csv",
                 key=f"download_{key}",
                 # No rerun on click: the file depends on nothing the click changes, so a

@@ -190,6 +190,7 @@ def load_table(
     target_ms: float,
     highlighted: Highlighted | None,
     worst_first: list[str] | None = None,
+    file_name: str = "load_table.csv",
 ) -> None:
     """Per node (and model), each level of concurrency with its latency, failures and
     throughput (and the highlighted user's requests at it), the levels up to the stable
@@ -242,7 +243,7 @@ def load_table(
         st.download_button(
             t("serving.load.download"),
             panels.csv_bytes(load),
-            file_name="load_table.csv",
+            file_name=file_name,
             mime="text/csv",
             key="download_load_table",
             on_click="ignore",

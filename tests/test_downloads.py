@@ -56,7 +56,8 @@ HEADERS = {
         "user,requests,failures,total_tokens,spend_usd,cache_hit_rate,requests_share,tokens_share,spend_share"
     ),
     "by_bucket": (
-        "bucket,bucket_start,requests,successes,failures,success_rate,spend_usd,total_tokens,"
+        # times in one zone, named: the bucket was local and its start UTC, unmarked
+        "bucket (Asia/Seoul),bucket_start (Asia/Seoul),requests,successes,failures,success_rate,spend_usd,total_tokens,"
         "uncached_prompt_tokens,cached_tokens,answer_tokens,reasoning_tokens,cache_hit_rate,latency_p50_ms"
     ),
     "by_node": "node,requests,failures,total_tokens,spend_usd,requests_share,tokens_share",
@@ -110,7 +111,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def expected(store: Path) -> dict[str, bytes]:
     """Each file as the dashboard makes it for the view, byte for byte."""
     data = overview(StoreReader(store), known_store.KST_NOV_21)
-    return {key: panels.csv_bytes(data[key]) for key in HEADERS}
+    return {key: panels.csv_bytes(data[key], known_store.SEOUL) for key in HEADERS}
 
 
 @pytest.fixture(scope="module")
@@ -188,7 +189,8 @@ def ready(page: Any, key: str) -> None:
 def body(download: Any, key: str) -> bytes:
     """The downloaded file, once whole."""
     assert download.failure() is None, download.failure()
-    assert download.suggested_filename == f"{key}.csv"
+    # named after the view and its range: the Nov 21 of VIEW
+    assert download.suggested_filename == f"{key}_2026-11-21_2026-11-21.csv"
     return Path(download.path()).read_bytes()
 
 
@@ -280,3 +282,22 @@ def test_a_double_click_gives_two_whole_files(view: Overview, expected: dict[str
     if len(downloads) != 2:
         asked = view.sent.count("backend_operation_request")
         raise LostDownload(f"a double click gave {len(downloads)} file(s), not 2 (files asked for: {asked})")
+
+
+def test_a_files_times_are_in_the_pages_zone_and_say_so() -> None:
+    """A day's bucket (local) and its start (UTC) were written side by side, unmarked:
+    2026-11-21 00:00 beside 2026-11-20 15:00+00:00 for the same instant."""
+    import pandas as pd
+
+    frame = pd.DataFrame(
+        {
+            "bucket": pd.to_datetime(["2026-11-21 00:00"]),
+            "bucket_start": pd.to_datetime(["2026-11-20 15:00"]).tz_localize("UTC"),
+            "requests": [3],
+        }
+    )
+    lines = panels.csv_bytes(frame, "Asia/Seoul").decode().splitlines()
+    assert lines == [
+        "bucket (Asia/Seoul),bucket_start (Asia/Seoul),requests",
+        "2026-11-21,2026-11-21,3",
+    ]
