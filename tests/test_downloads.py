@@ -57,7 +57,8 @@ HEADERS = {
     ),
     "by_bucket": (
         # times in one zone, named: the bucket was local and its start UTC, unmarked
-        "bucket (Asia/Seoul),bucket_start (Asia/Seoul),requests,successes,failures,success_rate,spend_usd,total_tokens,"
+        "bucket (Asia/Seoul),bucket_start (Asia/Seoul),"
+        "requests,successes,failures,success_rate,spend_usd,total_tokens,"
         "uncached_prompt_tokens,cached_tokens,answer_tokens,reasoning_tokens,cache_hit_rate,latency_p50_ms"
     ),
     "by_node": "node,requests,failures,total_tokens,spend_usd,requests_share,tokens_share",
