@@ -57,7 +57,7 @@ def main() -> None:
     if identity is None:
         if demo:
             demo_mode.sign_in_choices(store)
-        signin.render(base, admins, store)
+        signin.render(base, admins, store, demo=demo)
         return
     # Every page gets this reader, never `base`: a student's keys go into every query.
     scoped = ScopedReader(base, identity.keys)

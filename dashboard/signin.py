@@ -27,9 +27,13 @@ log = logging.getLogger("dashboard.auth")
 GATE = auth.SignInGate()
 
 
-def render(reader: StoreReader, admins: Mapping[str, str], store: Path) -> None:
+def render(reader: StoreReader, admins: Mapping[str, str], store: Path, *, demo: bool = False) -> None:
+    """The sign-in form; `demo`: the demo's, whose administrator enters by its own button."""
     st.title(t("signin.title"))
     st.caption(t("signin.subtitle"))
+    # a refusal is said here, above the forms: below the button it was under the fold of
+    # a 1280x800 screen on the demo's page
+    notice = st.container()
     because = st.session_state.pop("signed_out_because", None)
     if because in ("key", "password"):
         st.warning(t(f"signin.{because}_revoked"))
@@ -45,10 +49,12 @@ def render(reader: StoreReader, admins: Mapping[str, str], store: Path) -> None:
         if st.form_submit_button(t("signin.submit"), type="primary") and wait <= 0:
             key_hash = auth.key_hash(pasted)
             del pasted  # the key's text: hashed already, never kept
-            _attempt(session, reader, store, ("key", key_hash), lambda: _student(key_hash or "", reader))
+            with notice:
+                _attempt(session, reader, store, ("key", key_hash), lambda: _student(key_hash or "", reader))
     with admin:
         if not admins:  # nothing to type a password against: say how to set one, no form
-            st.info(t("signin.no_admin"))
+            # a demo's visitor has no server to run a command on: its button is the way in
+            st.info(t("signin.no_admin_demo" if demo else "signin.no_admin"))
             return
         with st.form("signin_admin", clear_on_submit=True):
             password = st.text_input(t("signin.password"), type="password", help=t("signin.password.help"))
@@ -63,7 +69,8 @@ def render(reader: StoreReader, admins: Mapping[str, str], store: Path) -> None:
                     return
                 check = functools.partial(_admin, password, admins)
                 del password
-                _attempt(session, reader, store, ("password", "admin"), check)
+                with notice:
+                    _attempt(session, reader, store, ("password", "admin"), check)
 
 
 def _attempt(

@@ -343,6 +343,7 @@ EN: dict[str, str] = {
     ),
     "signin.submit": "Sign in",
     "signin.wait": "Too many failed attempts: try again in {seconds} s.",
+    "signin.no_admin_demo": "In this demo, enter as the administrator with the button above.",
     "signin.no_admin": (
         "No administrator password is configured. Run `python -m dashboard.auth hash-password` "
         "and put its line into `.streamlit/secrets.toml` (see the README)."

@@ -308,6 +308,7 @@ KO: dict[str, str] = {
     ),
     "signin.submit": "로그인",
     "signin.wait": "로그인 실패가 너무 많습니다. {seconds}초 후에 다시 시도하세요.",
+    "signin.no_admin_demo": "이 데모에서는 위의 버튼으로 관리자로 들어갈 수 있습니다.",
     "signin.no_admin": (
         "관리자 비밀번호가 설정되어 있지 않습니다. `python -m dashboard.auth hash-password`를 실행하고 "
         "출력된 줄을 `.streamlit/secrets.toml`에 넣으세요(README 참고)."

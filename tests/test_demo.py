@@ -299,11 +299,13 @@ def test_the_demo_says_so_before_and_after_signing_in(
 ) -> None:
     at = demo_app(tmp_path, monkeypatch)
     assert banner_shown(at)
-    # once, in one box; and no password form when no password is configured, only how to set one
+    # once, in one box; and no password form when no password is configured, only the way in
+    # a visitor has (never a command to run on a server they do not have)
     boxes = [box.value for box in (*at.warning, *at.info, *at.error, *at.success)]
-    assert sum("demo" in box.lower() for box in boxes) == 1
+    assert sum("demo data" in box.lower() for box in boxes) == 1
     assert [f.proto.label for f in at.get("form_submit_button")] == ["Sign in"]  # the students' form only
-    assert any("No administrator password is configured" in i.value for i in at.info)
+    assert any("enter as the administrator with the button above" in i.value for i in at.info)
+    assert not any("hash-password" in box for box in boxes)
     at.button(key="demo_admin").click().run()
     assert not at.exception, at.exception
     assert banner_shown(at)

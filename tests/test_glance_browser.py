@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from tests import known_store, verdict_lab
-from tests.browser import ARTIFACTS, chromium, store_server, wait_until_rendered
+from tests.browser import ARTIFACTS, chromium, store_server, streamlit_server, wait_until_rendered
 from tests.test_browser import PASSWORD, sign_in
 
 WEEK = "?range=custom&from=2026-12-01&to=2026-12-07"
@@ -81,4 +81,31 @@ def test_a_students_first_screen_answers_theirs(lab_url: str, width: int, height
         except Exception:
             ARTIFACTS.mkdir(exist_ok=True)
             page.screenshot(path=str(ARTIFACTS / f"student-glance-{width}x{height}.png"))
+            raise
+
+
+def test_a_wrong_key_is_said_in_the_first_screen_and_the_demo_shows_no_setup_command(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """On the demo's sign-in page at 1280x800, the refusal of a wrong key was under the
+    fold (below the form), and the administrator's tab told visitors to run a command on
+    a server they do not have."""
+    empty = tmp_path_factory.mktemp("demo") / "store"  # no data: the demo is shown
+    env = {"USAGE_STORE": str(empty), "USAGE_TIMEZONE": "Asia/Seoul"}
+    with streamlit_server(env) as url, chromium(viewport={"width": 1280, "height": 800}) as page:
+        try:
+            page.goto(url)
+            wait_until_rendered(page)
+            page.get_by_role("textbox", name="Your LiteLLM key").fill("sk-not-a-key-of-this-lab")
+            page.locator("[data-testid='stForm']").nth(0).get_by_role("button", name="Sign in").click()
+            refusal = page.get_by_text("The lab's LiteLLM does not accept this key.", exact=False)
+            refusal.wait_for(timeout=30_000)
+            box = refusal.bounding_box()
+            assert box is not None and box["y"] + box["height"] <= 800, box
+            page.get_by_role("tab", name="Administrator").click()
+            page.get_by_text("enter as the administrator with the button above").wait_for(timeout=10_000)
+            assert "hash-password" not in page.inner_text("body")
+        except Exception:
+            ARTIFACTS.mkdir(exist_ok=True)
+            page.screenshot(path=str(ARTIFACTS / "demo-signin-1280x800.png"))
             raise
