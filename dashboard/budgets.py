@@ -13,7 +13,7 @@ from pandas.io.formats.style import Styler
 from dashboard import forecasts, panels, tables
 from dashboard import format as fmt
 from dashboard import limits as rate_limits
-from dashboard.strings import t
+from dashboard.strings import current_language, t
 from etl.config import Config
 from queries import pages
 from queries.runner import Reader
@@ -125,12 +125,14 @@ def render(config: Config, reader: Reader, tz: str) -> None:
         "budget_left": st.column_config.NumberColumn(t("budgets.left")),
         "burn_per_day": st.column_config.NumberColumn(t("budgets.pace")),
         "forecast": st.column_config.TextColumn(t("budgets.forecast")),
-        "runs_out_at": st.column_config.DatetimeColumn(t("budgets.runs_out")),
-        "budget_reset_at": st.column_config.DatetimeColumn(t("budgets.resets")),
+        # wide enough for a time to the minute: glide sized them by their header, and
+        # "2026-12-15 21:0" lost its last digit at 1280 and 1440 px
+        "runs_out_at": st.column_config.DatetimeColumn(t("budgets.runs_out"), width=_minute_px()),
+        "budget_reset_at": st.column_config.DatetimeColumn(t("budgets.resets"), width=_minute_px()),
         "budget_duration": st.column_config.TextColumn(t("budgets.every")),
         "tpm_limit": st.column_config.NumberColumn(t("col.tpm")),
         "rpm_limit": st.column_config.NumberColumn(t("col.rpm")),
-        "last_active": st.column_config.DatetimeColumn(t("budgets.last_active")),
+        "last_active": st.column_config.DatetimeColumn(t("budgets.last_active"), width=_day_px()),
         "peak_tokens": st.column_config.TextColumn(t("limits.peak_tokens")),
         "peak_requests": st.column_config.TextColumn(t("limits.peak_requests")),
         "rate_limited": st.column_config.NumberColumn(t("limits.refused_col")),
@@ -154,6 +156,7 @@ def render(config: Config, reader: Reader, tz: str) -> None:
         **dict.fromkeys(("tpm_limit", "rpm_limit", "rate_limited", "budget_refused"), fmt.count),
         **dict.fromkeys((*times, "last_rate_limited_at"), tables.when(tz)),
         "expires": tables.day(tz),  # a day, not a time: after the times above
+        "last_active": tables.day(tz),  # which day is what a "who stopped using it" needs
     }
     # the level in the colour of the same scale a student's own bars use (format.LEVEL_COLORS)
     colours = [f"color: {fmt.LEVEL_HEX[level]}; font-weight: 600" for level in levels]
@@ -184,6 +187,15 @@ def render(config: Config, reader: Reader, tz: str) -> None:
         st.markdown(f"**{t('budgets.people')}**")
         _table(persons.sort_values("user_runs_out_at", na_position="last"), tuple(people), people, formats)
     st.caption(t("budgets.note", tz=tz))
+
+
+def _minute_px() -> int:
+    """A column's width for a time to the minute in the page's language (Korean's are longer)."""
+    return 160 if current_language() == "ko" else 124
+
+
+def _day_px() -> int:
+    return 118 if current_language() == "ko" else 88
 
 
 def _table(
