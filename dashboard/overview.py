@@ -29,10 +29,10 @@ def render(config: Config, reader: Reader, state: ViewState) -> None:
     status = panels.store_status(reader)
     if status is None:
         return
-    page = panels.load(reader, state, dt.datetime.now(dt.UTC))
+    page = panels.load(reader, state, dt.datetime.now(dt.UTC), config.dashboard)
     panels.freshness(status, config, state.tz, reader)
     panels.cards(page)
-    api_cost.panel(pages.api_cost(reader, page.filters), state.tz)
+    api_cost.panel(pages.api_cost(reader, page.filters, top_names=config.dashboard.top_names), state.tz)
     panels.time_charts(page)
     left, right = st.columns([1, 1])
     with left, st.container(border=True):

@@ -132,6 +132,7 @@ EN: dict[str, str] = {
     "panel.peers.named": "Everyone's totals, by name, as the lab has chosen to share them.",
     "panel.peers.hidden": "The lab keeps everyone's usage private; only yours is shown.",
     "peers.you": "You",
+    "names.other": "other {n}",
     "panel.budget": "Your budget",
     "budget.level.none": "no budget",
     "budget.level.ok": "within budget",

@@ -399,3 +399,24 @@ CREATE MACRO priced_tokens(r) AS
     coalesce(sum(r.prompt_sum + r.completion_sum) FILTER (WHERE r.priced), 0)::BIGINT;
 CREATE MACRO unpriced_tokens(r) AS
     coalesce(sum(r.prompt_sum + r.completion_sum) FILTER (WHERE NOT r.priced), 0)::BIGINT;
+
+-- Names as pages show them, whatever LiteLLM was sent (issue 27: a user agent or model of
+-- a megabyte, 100,000 distinct ones). shown_name: a name of more than 200 characters cut
+-- to 200, '…', and the first 32 hex digits of its SHA-256, so that two long names with the
+-- same beginning stay two names; the store keeps the whole name.
+CREATE MACRO shown_name(name) AS
+    CASE WHEN length(name) > 200 THEN left(name, 200) || '…' || left(sha256(name), 32) ELSE name END;
+
+-- kept_names(measures, top, keep, shown): which names of a breakdown are shown on their own
+-- row: `measures` (a query of `name` and `measure`, larger first; a list compares item by
+-- item) ranked, the first `top` kept, and `keep` (the highlighted user) kept whatever its
+-- rank; or, with `shown` (a list of shown names: those the whole page shows, for the
+-- highlighted user's part of it), exactly those. The others are folded into one row.
+CREATE MACRO kept_names(measures, top, keep, shown) AS TABLE
+SELECT
+    name,
+    CASE
+        WHEN shown IS NOT NULL THEN coalesce(list_contains(shown, shown_name(name)), false)
+        ELSE row_number() OVER (ORDER BY measure DESC, name) <= top OR coalesce(name = keep, false)
+    END AS kept
+FROM query_table(measures);
