@@ -517,6 +517,8 @@ def toggled_highlight(points: list[dict[str, Any]], current: str | None) -> str 
     clicked = points[0].get("customdata")
     if isinstance(clicked, list):
         clicked = clicked[0] if clicked else None
+    if clicked == "":  # the row of folded names ("other 99,980"): no one to highlight
+        return current
     if clicked is None:
         clicked = points[0].get("y")
     if clicked is None:
