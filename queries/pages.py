@@ -86,6 +86,15 @@ NODES_HIGHLIGHTED = (
     "load_table",
     "routing",
 )
+# the Nodes page's result sets with rows per model (setup/views.sql top_models)
+PER_MODEL = (
+    "model_performance",
+    "prefix_cache",
+    "prefix_cache_by_bucket",
+    "prompt_bands",
+    "load_table",
+    "routing",
+)
 STABLE_P95_MS = 3000.0  # the load table's stable concurrency: p95 latency at most this
 
 
@@ -96,14 +105,17 @@ def nodes(
     prompt_bands: tuple[int, ...] = PROMPT_BANDS,
     stable_p95_ms: float = STABLE_P95_MS,
     names: tuple[str, ...] = (*NODES_QUERIES, *NODES_INSIGHT),
+    top_names: int = DashboardSettings.top_names,
 ) -> dict[str, pd.DataFrame]:
     """The Nodes page's result sets `names` (by default all of NODES_QUERIES and
     NODES_INSIGHT); `prompt_bands` are the edges of prompt_bands.sql, `stable_p95_ms`
-    load_table.sql's target."""
+    load_table.sql's target; rows per model are the `top_names` busiest models'."""
     filters = reader.resolve(filters)
+    per_model = {"top_names": top_names}
     params: dict[str, dict[str, Any]] = {
-        "prompt_bands": {"edges": list(checked_bands(prompt_bands))},
-        "load_table": {"stable_p95_ms": checked_target(stable_p95_ms)},
+        **dict.fromkeys(PER_MODEL, per_model),
+        "prompt_bands": {"edges": list(checked_bands(prompt_bands)), **per_model},
+        "load_table": {"stable_p95_ms": checked_target(stable_p95_ms), **per_model},
     }
     return reader.run_many({name: (name, filters, params.get(name, {})) for name in names})
 

@@ -16,6 +16,7 @@ from bench import cardinality_store
 from bench.cardinality_bench import first_overview
 from dashboard.auth import hash_password
 from dashboard.strings import EN
+from queries import pages
 from queries.filters import Filters
 from queries.runner import StoreReader
 from tests.browser import streamlit_server
@@ -152,6 +153,20 @@ def test_the_filters_offer_long_names_cut(long: Path) -> None:
     values = StoreReader(long).run("dimensions", filter_names=10_000)["value"].astype(str)
     assert values.str.len().max() == CUT
     assert (values.str.len() == CUT).sum() == 2 * 3  # user, model, client
+
+
+def test_the_nodes_pages_rows_per_model_are_the_busiest_models_cut(wide: Path, long: Path) -> None:
+    busiest = StoreReader(wide).run("by_model", top_names=TOP)["model"].dropna()
+    data = pages.nodes(StoreReader(wide), Filters())
+    for name in pages.PER_MODEL:
+        models = set(data[name]["model"].dropna())
+        assert models <= set(busiest), name
+        assert 0 < len(models) <= TOP, name
+    data = pages.nodes(StoreReader(long), Filters(), top_names=10_000)
+    for name in pages.PER_MODEL:
+        names = data[name]["model"].dropna().astype(str)
+        assert names.str.len().max() == CUT, name
+        assert names[names.str.len() == CUT].nunique() == 2, name
 
 
 @pytest.mark.parametrize("kind", ["wide", "long"])

@@ -407,6 +407,13 @@ CREATE MACRO unpriced_tokens(r) AS
 CREATE MACRO shown_name(name) AS
     CASE WHEN length(name) > 200 THEN left(name, 200) || '…' || left(sha256(name), 32) ELSE name END;
 
+-- top_models(top): the `top` busiest model groups in the filters (the Nodes page's rows per
+-- model are theirs: its tables and charts per model stay small whatever the data)
+CREATE MACRO top_models(top) AS TABLE
+SELECT model
+FROM (SELECT r.model_group::VARCHAR AS model, sum(r.n) AS requests FROM scoped_sums r GROUP BY r.model_group)
+QUALIFY row_number() OVER (ORDER BY requests DESC, model) <= top;
+
 -- kept_names(measures, top, keep, shown): which names of a breakdown are shown on their own
 -- row: `measures` (a query of `name` and `measure`, larger first; a list compares item by
 -- item) ranked, the first `top` kept, and `keep` (the highlighted user) kept whatever its
