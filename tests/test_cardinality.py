@@ -149,6 +149,20 @@ def test_two_names_of_a_megabyte_with_the_same_beginning_stay_two_and_are_cut(
     assert all(text.startswith("x" * 200 + "…") for text in cut)
 
 
+def test_a_cut_name_filters_and_highlights_as_the_whole_name_does(long: Path) -> None:
+    """A filter or highlight picked on the page holds the name as shown: it still selects
+    that one name, never the other with the same beginning."""
+    reader = StoreReader(long)
+    shown = reader.run("dimensions", filter_names=10_000)
+    cut = shown.loc[(shown["dimension"] == "model") & (shown["value"].str.len() == CUT), "value"].tolist()
+    assert len(cut) == 2
+    one = reader.run("totals", Filters(models=(cut[0],)))
+    assert int(one["requests"].iloc[0]) == 1
+    user = shown.loc[(shown["dimension"] == "user") & (shown["value"].str.len() == CUT), "value"].iloc[0]
+    users = reader.run("by_user", top_names=1, highlight=user)
+    assert user in set(users["user"]) and len(users) == 3
+
+
 def test_the_filters_offer_long_names_cut(long: Path) -> None:
     values = StoreReader(long).run("dimensions", filter_names=10_000)["value"].astype(str)
     assert values.str.len().max() == CUT
