@@ -16,6 +16,8 @@ from bench import cardinality_store
 from bench.cardinality_bench import first_overview
 from dashboard.auth import hash_password
 from dashboard.strings import EN
+from etl.config import load_config
+from etl.errors import ConfigError
 from queries import pages
 from queries.filters import Filters
 from queries.runner import StoreReader
@@ -204,3 +206,29 @@ def test_the_administrators_first_overview_stays_small(
     assert session.largest < 256 * 1024, session.largest
     assert session.sent < 2 * 2**20, session.sent
     assert not pd.isna(seconds)
+
+
+def test_the_name_limits_come_from_the_configuration(tmp_path: Path) -> None:
+    path = tmp_path / "usage.toml"
+    path.write_text("[dashboard]\ntop_names = 5\ngrid_names = 3\nfilter_names = 50\n", encoding="utf-8")
+    settings = load_config(path, env={}).dashboard
+    assert (settings.top_names, settings.grid_names, settings.filter_names) == (5, 3, 50)
+    path.write_text("", encoding="utf-8")
+    settings = load_config(path, env={}).dashboard
+    assert (settings.top_names, settings.grid_names, settings.filter_names) == (20, 12, 100)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[dashboard]\ntop_names = 0\n", "dashboard.top_names must be a whole number from 1 to 10000, not 0"),
+        ("[dashboard]\ngrid_names = 2.5\n", "dashboard.grid_names must be a whole number"),
+        ("[dashboard]\nfilter_names = true\n", "dashboard.filter_names must be a whole number"),
+        ("[dashboard]\ntop_names = 100000\n", "from 1 to 10000, not 100000"),
+    ],
+)
+def test_a_wrong_name_limit_says_what_is_wrong(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "usage.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError, match=message):
+        load_config(path, env={})
