@@ -364,7 +364,7 @@ def available(browser: BrowserSession, kind: str) -> bool:
     if kind == "filter":
         return page.has("selectbox", label=EN["filters.range"])
     if kind == "highlight":
-        return page.has("plotly_chart", key=USERS_CHART) and bool(_bars(_figure(browser)))
+        return page.has("plotly_chart", key=USERS_CHART) and any(_bars(_figure(browser)))
     if kind == "measure":
         return page.has("button_group", label=EN["users.by"])
     if kind == "page":
@@ -424,7 +424,8 @@ async def _click_user(browser: BrowserSession, rng: random.Random) -> tuple[floa
     chart = figure(node.proto.spec)
     bars = _bars(chart)
     clicks = [bar_click(chart, i) for i in range(len(bars))]
-    index = rng.choice([i for i, click in enumerate(clicks) if click != last] or list(range(len(bars))))
+    people = [i for i, user in enumerate(bars) if user]  # not the bar of the rest, "other 180"
+    index = rng.choice([i for i in people if clicks[i] != last] or people)
     user = bars[index]
     highlighted = _params(browser).get("highlight", [None])[0]
     seconds = await browser.select_on_chart(node, clicks[index])

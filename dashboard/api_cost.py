@@ -71,7 +71,7 @@ def _table(frame: pd.DataFrame, name: str) -> None:
         "unpriced_requests": st.column_config.NumberColumn(t("api.col.unpriced")),
     }
     columns = {column: config for column, config in columns.items() if column in frame}
-    shown = frame[list(columns)]
+    shown = tables.with_other(frame, name)[list(columns)]
     styler = tables.styled(
         shown, {"requests": fmt.count, "unpriced_requests": fmt.count, "spend_usd": fmt.usd}
     ).format(_usd, subset=["api_cost_usd"], na_rep=t("api.not_priced"))

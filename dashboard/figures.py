@@ -478,7 +478,12 @@ def user_bars(
         "text": texts,
         "textposition": "outside",
         "cliponaxis": False,
-        "customdata": names,  # the real identity: what a click selects (panels.toggled_highlight)
+        # the real identity: what a click selects (panels.toggled_highlight); none for the
+        # row of folded names ("other 99,980": queries/setup/views.sql kept_names)
+        "customdata": [
+            "" if "folded" in ordered and not fmt.missing(folded) else name
+            for name, folded in zip(names, ordered.get("folded", [None] * len(names)), strict=True)
+        ],
         "hovertext": [
             f"{html(name)} · {t(f'measure.{by}')}: {h}" for name, h in zip(names, hovers, strict=True)
         ],

@@ -80,11 +80,14 @@ def _named(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _main_client(matrix: pd.DataFrame, user: str, measure: str) -> tuple[str | None, float]:
-    theirs = _named(matrix[matrix["user"] == user])
+    """The client a user used most, and its share of all they used (the clients folded
+    into "other" count in the whole, never as the main one)."""
+    theirs = matrix[matrix["user"] == user]
     total = float(theirs[measure].sum())
-    if theirs.empty or total <= 0:
+    named = theirs[theirs["client"].notna()]
+    if named.empty or total <= 0:
         return None, 0.0
-    top = theirs.sort_values([measure, "requests"], ascending=False).iloc[0]
+    top = named.sort_values([measure, "requests"], ascending=False).iloc[0]
     return str(top["client"]), float(top[measure]) / total
 
 

@@ -26,9 +26,11 @@ def render(config: Config, reader: ScopedReader, state: ViewState) -> None:
     if int(status["requests"]) == 0:  # a new key: its budget, and no charts of nothing
         st.info(t("student.no_requests"))
         return
-    page = panels.load(reader, state, dt.datetime.now(dt.UTC))
+    page = panels.load(reader, state, dt.datetime.now(dt.UTC), config.dashboard)
     panels.cards(page)
-    api_cost.panel(pages.api_cost(reader, page.filters), state.tz, student=True)
+    api_cost.panel(
+        pages.api_cost(reader, page.filters, top_names=config.dashboard.top_names), state.tz, student=True
+    )
     panels.time_charts(page)
     left, right = st.columns([1, 1])
     with left, st.container(border=True):

@@ -91,7 +91,11 @@ def render(config: Config, reader: Reader, state: ViewState, *, own_only: bool =
     filters = reader.resolve(state.filters(dt.datetime.now(dt.UTC)))
     settings = config.dashboard
     data = pages.nodes(
-        reader, filters, prompt_bands=settings.prompt_bands, stable_p95_ms=settings.stable_p95_ms
+        reader,
+        filters,
+        prompt_bands=settings.prompt_bands,
+        stable_p95_ms=settings.stable_p95_ms,
+        top_names=settings.top_names,
     )
     who = state.highlight
     mine: dict[str, pd.DataFrame] = {}
@@ -102,6 +106,7 @@ def render(config: Config, reader: Reader, state: ViewState, *, own_only: bool =
             prompt_bands=settings.prompt_bands,
             stable_p95_ms=settings.stable_p95_ms,
             names=pages.NODES_HIGHLIGHTED,
+            top_names=settings.top_names,
         )
         panels.highlight_note(who)
     panels.freshness(status, config, state.tz, reader)

@@ -33,9 +33,9 @@ def render(config: Config, reader: Reader, state: ViewState, links: Mapping[str,
     status = panels.store_status(reader)
     if status is None:
         return
-    page = panels.load(reader, state, dt.datetime.now(dt.UTC))
+    page = panels.load(reader, state, dt.datetime.now(dt.UTC), config.dashboard)
     panels.freshness(status, config, state.tz, reader)
-    costs = pages.api_cost(reader, page.filters)
+    costs = pages.api_cost(reader, page.filters, top_names=config.dashboard.top_names)
     answers = pages.glance(reader, page.filters) | ({"api_cost_totals": costs["totals"]} if costs else {})
     glance.render(glance.build(page.data, answers, state.tz), links or {})
     panels.cards(page)

@@ -15,16 +15,16 @@ from zoneinfo import available_timezones as _available_timezones
 import pandas as pd
 import streamlit as st
 
-from dashboard import figures, forecasts, untrusted
+from dashboard import figures, forecasts, tables, untrusted
 from dashboard import format as fmt
 from dashboard import limits as rate_limits
-from dashboard.strings import current_language, t
+from dashboard.strings import current_language, plain, t
 from dashboard.view_state import RANGES, USER_MEASURES, ViewState, parse, to_params
-from etl.config import Config
+from etl.config import Config, DashboardSettings
 from queries.filters import Filters
 from queries.metrics import BY_NAME
-from queries.pages import overview
-from queries.runner import Reader
+from queries.pages import NAMED, overview
+from queries.runner import Job, Reader
 
 CARDS = ("spend_usd", "requests", "total_tokens", "cache_hit_rate", "success_rate", "latency_p50_ms")
 ADDITIVE = {"spend_usd", "requests", "total_tokens"}  # a person's share of these means something
@@ -59,13 +59,42 @@ class Page:
     mine: dict[str, pd.DataFrame]  # the highlighted user's part; empty without highlight
 
 
-def load(reader: Reader, state: ViewState, now: dt.datetime) -> Page:
+def load(
+    reader: Reader, state: ViewState, now: dt.datetime, settings: DashboardSettings | None = None
+) -> Page:
+    """The page's result sets, each breakdown's folded names named ("other 99,980"); the
+    highlighted user's part of each breakdown is folded as the whole page's is."""
+    settings = settings or DashboardSettings()
     filters = state.filters(now)
-    data = overview(reader, filters)
+    found = overview(
+        reader,
+        filters,
+        top_names=settings.top_names,
+        grid_names=settings.grid_names,
+        highlight=state.highlight,
+    )
+    data = {
+        key: tables.with_other(frame, NAMED[key]) if key in NAMED else frame for key, frame in found.items()
+    }
+    data["user_client_matrix"] = tables.with_other(
+        tables.with_other(data["user_client_matrix"], "user", "users_folded"), "client", "clients_folded"
+    )
     mine: dict[str, pd.DataFrame] = {}
     if state.highlight is not None:
         theirs = replace(filters, users=(state.highlight,))
-        mine = reader.run_many({name: (name, theirs) for name in HIGHLIGHT_QUERIES})
+        jobs: dict[str, Job] = {}
+        for name in HIGHLIGHT_QUERIES:
+            if name in NAMED:  # the names the page shows, no others
+                shown = found[name].loc[found[name]["folded"].isna(), NAMED[name]].tolist()
+                jobs[name] = (name, theirs, {"top_names": settings.top_names, "shown": shown})
+            else:
+                jobs[name] = (name, theirs)
+        mine = {
+            name: tables.with_other(frame, NAMED[name], label=tables.other_label(data[name], NAMED[name]))
+            if name in NAMED
+            else frame
+            for name, frame in reader.run_many(jobs).items()
+        }
     return Page(state=state, filters=filters, data=data, mine=mine)
 
 
@@ -444,15 +473,19 @@ def _peer_names(peers: pd.DataFrame, mode: str) -> pd.DataFrame:
     """The query names the student "You" and, unless names are shared, everyone else
     "Student A", "Student B", ...: those two words in the session's language."""
 
-    def shown(name: str, you: bool) -> str:
+    def shown(name: str, you: bool, folded: Any) -> str:
+        if not fmt.missing(folded):
+            return plain("names.other", n=fmt.count(folded))
         if you:
             return t("peers.you")
         if mode == "anonymous":
             return t("peers.student", letter=name.removeprefix("Student "))
         return name
 
-    users = zip(peers["user"].astype(str), peers["is_you"], strict=True)
-    return peers.assign(user=[shown(name, bool(pd.notna(you) and you)) for name, you in users])
+    users = zip(peers["user"].astype(str), peers["is_you"], peers["folded"], strict=True)
+    return peers.assign(
+        user=[shown(name, bool(pd.notna(you) and you), folded) for name, you, folded in users]
+    )
 
 
 def _measure_control(config: Config) -> str:
@@ -487,6 +520,8 @@ def toggled_highlight(points: list[dict[str, Any]], current: str | None) -> str 
     clicked = points[0].get("customdata")
     if isinstance(clicked, list):
         clicked = clicked[0] if clicked else None
+    if clicked == "":  # the row of folded names ("other 99,980"): no one to highlight
+        return current
     if clicked is None:
         clicked = points[0].get("y")
     if clicked is None:
@@ -606,6 +641,7 @@ def csv_bytes(frame: pd.DataFrame, tz: str | None = None) -> bytes:
     Lines end in CRLF (RFC 4180), so that a carriage return inside a name is quoted too.
     With `tz`, every time column is written in that zone and says so in its header
     ("bucket_start (Asia/Seoul)"): a bucket was local and its start UTC, unmarked."""
+    frame = frame.drop(columns=["folded", "users_folded", "clients_folded"], errors="ignore")  # named already
     if tz is not None:
         frame = _local_times(frame, tz)
     return untrusted.csv_frame(frame).to_csv(index=False, lineterminator="\r\n").encode("utf-8")

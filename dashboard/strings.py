@@ -133,6 +133,7 @@ EN: dict[str, str] = {
     "panel.peers.named": "Everyone's totals, by name, as the lab has chosen to share them.",
     "panel.peers.hidden": "The lab keeps everyone's usage private; only yours is shown.",
     "peers.you": "You",
+    "names.other": "other {n}",
     "panel.budget": "Your budget",
     "chart.so_far.day": "today so far",
     "chart.so_far.hour": "this hour so far",

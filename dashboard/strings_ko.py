@@ -112,6 +112,7 @@ KO: dict[str, str] = {
     "panel.peers.named": "연구실에서 공유하기로 한 대로 모든 사람의 합계를 이름과 함께 보여 줍니다.",
     "panel.peers.hidden": "연구실 설정에 따라 다른 사람의 사용량은 비공개이며, 본인 사용량만 보입니다.",
     "peers.you": "나",
+    "names.other": "기타 {n}",
     "panel.budget": "내 예산",
     "chart.so_far.day": "오늘 현재까지",
     "chart.so_far.hour": "이번 시간 현재까지",

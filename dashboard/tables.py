@@ -17,6 +17,7 @@ import streamlit as st
 from pandas.io.formats.style import Styler
 
 from dashboard import format as fmt
+from dashboard.strings import plain
 
 Formatter = Callable[[Any], str]
 
@@ -54,3 +55,25 @@ def percent_bar(share: pd.Series) -> pd.Series:
     only a printf format, and printf cannot multiply by 100 (Streamlit's own "percent"
     shows 60.97%, two digits where the rest of the page shows one)."""
     return share * 100
+
+
+def with_other(
+    frame: pd.DataFrame, column: str, folded: str = "folded", label: str | None = None
+) -> pd.DataFrame:
+    """`frame` with its row of folded names (`column` NULL, `folded` of them: queries keep
+    a breakdown's busiest names, setup/views.sql kept_names) named "other 99,980", or
+    `label` (the whole page's, for the highlighted user's part of it)."""
+    if folded not in frame or not frame[folded].notna().any():
+        return frame
+    rows = frame[folded].notna()
+    names = frame[column].astype(object).copy()
+    names[rows] = [label or plain("names.other", n=fmt.count(n)) for n in frame.loc[rows, folded]]
+    return frame.assign(**{column: names})
+
+
+def other_label(frame: pd.DataFrame, column: str, folded: str = "folded") -> str | None:
+    """The name of `frame`'s row of folded names (with_other), if it has one."""
+    if folded not in frame:
+        return None
+    rows = frame.loc[frame[folded].notna(), column]
+    return str(rows.iloc[0]) if len(rows) else None

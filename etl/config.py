@@ -86,6 +86,12 @@ class DashboardSettings:
     # up to which a level of concurrency counts as stable
     prompt_bands: tuple[int, ...] = (500, 2000, 8000, 32000)
     stable_p95_ms: float = 3000.0
+    # how many names a breakdown shows (clients, models, nodes, users; the user-by-client
+    # grid's users and clients; a filter's choices): the rest are folded into one row, so
+    # that no data makes a page large (issue 27)
+    top_names: int = 20
+    grid_names: int = 12
+    filter_names: int = 100
 
 
 @dataclass(frozen=True)
@@ -237,7 +243,15 @@ def _dashboard(table: Any, env: Mapping[str, str]) -> DashboardSettings:
     table = _table(table, "dashboard")
     _reject_unknown(
         table,
-        {"timezone", "stale_after_minutes", "peers", "language", "prompt_bands", "stable_p95_ms"},
+        {
+            "timezone",
+            "stale_after_minutes",
+            "peers",
+            "language",
+            "prompt_bands",
+            "stable_p95_ms",
+            *NAME_LIMITS,
+        },
         "dashboard.",
     )
     timezone = env.get("USAGE_TIMEZONE") or table.get("timezone", DEFAULT_TIMEZONE)
@@ -273,7 +287,20 @@ def _dashboard(table: Any, env: Mapping[str, str]) -> DashboardSettings:
         language=language,
         prompt_bands=tuple(bands),
         stable_p95_ms=target,
+        **{
+            name: _count(table.get(name, getattr(DashboardSettings, name)), f"dashboard.{name}")
+            for name in NAME_LIMITS
+        },
     )
+
+
+NAME_LIMITS = ("top_names", "grid_names", "filter_names")
+
+
+def _count(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 10_000:
+        raise ConfigError(f"{where} must be a whole number from 1 to 10000, not {value!r}")
+    return value
 
 
 def _node(i: int, table: Any) -> NodeRule:

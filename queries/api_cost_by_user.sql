@@ -1,13 +1,23 @@
 -- api_cost_by_user: per person (or ownerless key), the cost at API prices (setup/views.sql `priced`)
 -- beside requests and spend; api_cost_usd is NULL when none of its requests is priced,
 -- and unpriced_requests says how many were left out
+-- The $top_names busiest by name (shown_name), and the highlighted user; the rest in one row,
+-- user NULL, `folded` of them (setup/views.sql, kept_names)
+WITH measures AS (
+    SELECT r."user" AS name, metric.requests(r) AS measure FROM scoped_sums r GROUP BY r."user"
+),
+kept AS (SELECT * FROM kept_names(measures, $top_names, $highlight::VARCHAR, NULL))
 SELECT
-    r."user"::VARCHAR AS "user",
+    shown_name(r.kept_name::VARCHAR) AS "user",
+    CASE WHEN NOT r.kept THEN count(DISTINCT r."user") END AS folded,
     metric.requests(r) AS requests,
     metric.spend_usd(r) AS spend_usd,
     api_cost_usd(r) AS api_cost_usd,
     priced_requests(r) AS priced_requests,
     unpriced_requests(r) AS unpriced_requests
-FROM priced('scoped_sums') r
-GROUP BY r."user"
-ORDER BY requests DESC, "user"
+FROM (
+    SELECT s.*, k.kept, CASE WHEN k.kept THEN s."user" END AS kept_name
+    FROM priced('scoped_sums') s JOIN kept k ON k.name IS NOT DISTINCT FROM s."user"
+) r
+GROUP BY r.kept, r.kept_name
+ORDER BY folded NULLS FIRST, requests DESC, "user"

@@ -1,7 +1,13 @@
 -- by_client: requests, tokens and spend per client tool (OpenCode, Claude Code, SDKs...),
--- with shares: what each tool costs the lab
+-- with shares: what each tool costs the lab. The $top_names busiest by name (shown_name);
+-- the rest in one row, client NULL, `folded` of them (setup/views.sql, kept_names)
+WITH measures AS (
+    SELECT r.client AS name, metric.requests(r) AS measure FROM scoped_sums r GROUP BY r.client
+),
+kept AS (SELECT * FROM kept_names(measures, $top_names, NULL, $shown::VARCHAR[]))
 SELECT
-    r.client::VARCHAR AS client,
+    shown_name(r.kept_name::VARCHAR) AS client,
+    CASE WHEN NOT r.kept THEN count(DISTINCT r.client) END AS folded,
     metric.requests(r) AS requests,
     metric.total_tokens(r) AS total_tokens,
     metric.spend_usd(r) AS spend_usd,
@@ -9,6 +15,9 @@ SELECT
     metric.share(metric.requests(r)) AS requests_share,
     metric.share(metric.total_tokens(r)) AS tokens_share,
     metric.share(metric.spend_usd(r)) AS spend_share
-FROM scoped_sums r
-GROUP BY r.client
-ORDER BY requests DESC, client
+FROM (
+    SELECT s.*, k.kept, CASE WHEN k.kept THEN s.client END AS kept_name
+    FROM scoped_sums s JOIN kept k ON k.name IS NOT DISTINCT FROM s.client
+) r
+GROUP BY r.kept, r.kept_name
+ORDER BY folded NULLS FIRST, requests DESC, client

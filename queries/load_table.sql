@@ -17,7 +17,8 @@
 --     stable_level. Per node rows use the node's p95, node+model rows the model's (over the
 --     days the partials answer, p95 is within 1 % of the exact one, queries/serving.py).
 -- Requests that reached no node (node `unknown`: failed before routing) are left out: no
--- node served them, under any load.
+-- node served them, under any load. Rows per model: the $top_names busiest models
+-- (setup/views.sql top_models), by name (shown_name).
 WITH counts AS (
     SELECT
         r.node::VARCHAR AS node,
@@ -80,7 +81,7 @@ stable AS (
 )
 SELECT
     node,
-    model,
+    shown_name(model) AS model,
     in_flight,
     requests,
     failures,
@@ -94,4 +95,5 @@ SELECT
     stable_level,
     coalesce(in_flight <= stable_level, false) AS stable
 FROM stable
+WHERE model IS NULL OR model IN (SELECT model FROM top_models($top_names))
 ORDER BY node, model NULLS FIRST, in_flight

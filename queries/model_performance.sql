@@ -1,6 +1,7 @@
 -- model_performance: serving figures per model (LiteLLM's model group): traffic, failures, time to first token
 -- and output speed (streamed requests; speed only where long enough to time), latency
--- and prompt size
+-- and prompt size; the $top_names busiest models (setup/views.sql top_models), by name
+-- (shown_name)
 WITH counts AS (
     SELECT
         r.model_group::VARCHAR AS model,
@@ -13,7 +14,7 @@ WITH counts AS (
     GROUP BY ALL
 )
 SELECT
-    c.model,
+    shown_name(c.model) AS model,
     c.requests,
     metric.share(c.requests) AS requests_share,
     c.failures,
@@ -30,4 +31,5 @@ SELECT
     q.prompt_p95
 FROM counts c
 LEFT JOIN serving_quantiles('perf', false, false, true, false) q ON q.model_group IS NOT DISTINCT FROM c.model
+WHERE c.model IS NULL OR c.model IN (SELECT model FROM top_models($top_names))
 ORDER BY requests DESC, model

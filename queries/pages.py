@@ -9,6 +9,7 @@ from typing import Any
 
 import pandas as pd
 
+from etl.config import DashboardSettings
 from queries.filters import Filters, InvalidFilter
 from queries.runner import Reader
 from queries.serving import PROMPT_BANDS
@@ -26,10 +27,29 @@ OVERVIEW_QUERIES = {
 }
 
 
-def overview(reader: Reader, filters: Filters) -> dict[str, pd.DataFrame]:
+# the breakdowns and the column of their names: each shows its busiest names and folds the
+# rest into one row (setup/views.sql kept_names), so that no data makes a page large
+NAMED = {"by_node": "node", "by_user": "user", "by_client": "client", "by_model": "model"}
+
+
+def overview(
+    reader: Reader,
+    filters: Filters,
+    *,
+    top_names: int = DashboardSettings.top_names,
+    grid_names: int = DashboardSettings.grid_names,
+    highlight: str | None = None,
+) -> dict[str, pd.DataFrame]:
+    """The overview's result sets: each breakdown's `top_names` busiest names (the grid's
+    `grid_names` users and clients), and the `highlight`ed user whatever their rank."""
     filters = reader.resolve(filters)
+    params: dict[str, dict[str, Any]] = {
+        **{key: {"top_names": top_names} for key in NAMED},
+        "by_user": {"top_names": top_names, "highlight": highlight},
+        "user_client_matrix": {"grid_names": grid_names, "highlight": highlight},
+    }
     jobs = {
-        key: (name, filters.previous() if key == "totals_previous" else filters)
+        key: (name, filters.previous() if key == "totals_previous" else filters, params.get(key, {}))
         for key, name in OVERVIEW_QUERIES.items()
     }
     return reader.run_many(jobs)
@@ -89,6 +109,15 @@ NODES_HIGHLIGHTED = (
     "load_table",
     "routing",
 )
+# the Nodes page's result sets with rows per model (setup/views.sql top_models)
+PER_MODEL = (
+    "model_performance",
+    "prefix_cache",
+    "prefix_cache_by_bucket",
+    "prompt_bands",
+    "load_table",
+    "routing",
+)
 STABLE_P95_MS = 3000.0  # the load table's stable concurrency: p95 latency at most this
 
 
@@ -99,14 +128,17 @@ def nodes(
     prompt_bands: tuple[int, ...] = PROMPT_BANDS,
     stable_p95_ms: float = STABLE_P95_MS,
     names: tuple[str, ...] = (*NODES_QUERIES, *NODES_INSIGHT),
+    top_names: int = DashboardSettings.top_names,
 ) -> dict[str, pd.DataFrame]:
     """The Nodes page's result sets `names` (by default all of NODES_QUERIES and
     NODES_INSIGHT); `prompt_bands` are the edges of prompt_bands.sql, `stable_p95_ms`
-    load_table.sql's target."""
+    load_table.sql's target; rows per model are the `top_names` busiest models'."""
     filters = reader.resolve(filters)
+    per_model = {"top_names": top_names}
     params: dict[str, dict[str, Any]] = {
-        "prompt_bands": {"edges": list(checked_bands(prompt_bands))},
-        "load_table": {"stable_p95_ms": checked_target(stable_p95_ms)},
+        **dict.fromkeys(PER_MODEL, per_model),
+        "prompt_bands": {"edges": list(checked_bands(prompt_bands)), **per_model},
+        "load_table": {"stable_p95_ms": checked_target(stable_p95_ms), **per_model},
     }
     return reader.run_many({name: (name, filters, params.get(name, {})) for name in names})
 
@@ -193,11 +225,18 @@ API_COST_QUERIES = {
 }
 
 
-def api_cost(reader: Reader, filters: Filters) -> dict[str, pd.DataFrame]:
+def api_cost(
+    reader: Reader, filters: Filters, *, top_names: int = DashboardSettings.top_names
+) -> dict[str, pd.DataFrame]:
     """What the range's requests would have cost at API prices, by the keys of
     API_COST_QUERIES; nothing (an empty dict) without a price book: the page then shows
     none of it, rather than a made-up number."""
     filters = reader.resolve(filters)
     if not reader.run("api_cost_totals", filters)["price_entries"].iloc[0]:
         return {}
-    return reader.run_many({key: (name, filters) for key, name in API_COST_QUERIES.items()})
+    return reader.run_many(
+        {
+            key: (name, filters, {"top_names": top_names} if key != "totals" else {})
+            for key, name in API_COST_QUERIES.items()
+        }
+    )

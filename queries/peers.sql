@@ -7,7 +7,8 @@
 -- letter ranked by the measure $by shows ("Student A" used most, so the bars read A, B,
 -- C from the top), with their share of the students' total rounded to a whole percent;
 -- with 13 people, an exact amount and a rank could tell who it is. "You" keep your own
--- exact figures.
+-- exact figures. The $top_names first of the others are shown, the rest in one row (user
+-- NULL, `folded` of them); a name (when $named) is cut as setup/views.sql shown_name does.
 WITH staff AS (
     SELECT user_id FROM users_in_scope WHERE user_role IN ('proxy_admin', 'proxy_admin_viewer')
 ),
@@ -39,19 +40,40 @@ ranked AS (
         ) - 1 AS place
     FROM per_user
 )
-SELECT
-    CASE
-        WHEN is_you THEN 'You'
-        WHEN $named THEN name
-        WHEN place < 26 THEN 'Student ' || chr(65 + place::INTEGER)
-        ELSE 'Student ' || chr(64 + (place // 26)::INTEGER) || chr(65 + (place % 26)::INTEGER)
-    END AS "user",
-    is_you,
-    CASE WHEN is_you OR $named THEN requests END AS requests,
-    CASE WHEN is_you OR $named THEN total_tokens END AS total_tokens,
-    CASE WHEN is_you OR $named THEN spend_usd END AS spend_usd,
-    CASE WHEN is_you OR $named THEN requests_share ELSE round(requests_share, 2) END AS requests_share,
-    CASE WHEN is_you OR $named THEN tokens_share ELSE round(tokens_share, 2) END AS tokens_share,
-    CASE WHEN is_you OR $named THEN spend_share ELSE round(spend_share, 2) END AS spend_share
-FROM ranked
-ORDER BY is_you DESC, place
+SELECT * EXCLUDE (place)
+FROM (
+    SELECT
+        CASE
+            WHEN is_you THEN 'You'
+            WHEN $named THEN shown_name(name)
+            WHEN place < 26 THEN 'Student ' || chr(65 + place::INTEGER)
+            ELSE 'Student ' || chr(64 + (place // 26)::INTEGER) || chr(65 + (place % 26)::INTEGER)
+        END AS "user",
+        is_you,
+        CASE WHEN is_you OR $named THEN requests END AS requests,
+        CASE WHEN is_you OR $named THEN total_tokens END AS total_tokens,
+        CASE WHEN is_you OR $named THEN spend_usd END AS spend_usd,
+        CASE WHEN is_you OR $named THEN requests_share ELSE round(requests_share, 2) END AS requests_share,
+        CASE WHEN is_you OR $named THEN tokens_share ELSE round(tokens_share, 2) END AS tokens_share,
+        CASE WHEN is_you OR $named THEN spend_share ELSE round(spend_share, 2) END AS spend_share,
+        NULL::BIGINT AS folded,
+        place
+    FROM ranked
+    WHERE is_you OR place < $top_names
+    UNION ALL
+    SELECT
+        NULL,
+        false,
+        CASE WHEN $named THEN sum(requests) END,
+        CASE WHEN $named THEN sum(total_tokens) END,
+        CASE WHEN $named THEN sum(spend_usd) END,
+        CASE WHEN $named THEN sum(requests_share) ELSE round(sum(requests_share), 2) END,
+        CASE WHEN $named THEN sum(tokens_share) ELSE round(sum(tokens_share), 2) END,
+        CASE WHEN $named THEN sum(spend_share) ELSE round(sum(spend_share), 2) END,
+        count(*),
+        NULL
+    FROM ranked
+    WHERE NOT is_you AND place >= $top_names
+    HAVING count(*) > 0
+)
+ORDER BY is_you DESC, folded NULLS FIRST, place

@@ -10,6 +10,7 @@
 -- whatever the server's block size, so a working prefix cache reports hits on them.
 -- uncached_repeats: repeated prompts, yet no cached token reported (worth a look: prefix
 -- caching off, or not reported by the server).
+-- The $top_names busiest models (setup/views.sql top_models), by name (shown_name).
 WITH per_key AS (
     SELECT
         r.node::VARCHAR AS node,
@@ -32,7 +33,7 @@ pairs AS (
 )
 SELECT
     p.node,
-    p.model,
+    shown_name(p.model) AS model,
     p.requests,
     p.prompt_tokens,
     p.cached_tokens,
@@ -46,4 +47,5 @@ LEFT JOIN (
     FROM per_key
     GROUP BY ALL
 ) k ON k.node IS NOT DISTINCT FROM p.node AND k.model IS NOT DISTINCT FROM p.model
+WHERE p.model IS NULL OR p.model IN (SELECT model FROM top_models($top_names))
 ORDER BY p.requests DESC, p.node, p.model

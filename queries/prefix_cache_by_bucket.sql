@@ -2,7 +2,8 @@
 -- model, every bucket of the range for every pair with requests in it: requests, prompt
 -- and cached tokens (sum them to combine pairs), and cache_hit_rate, NULL (a gap, not 0)
 -- in a bucket without prompt tokens, and throughout for a pair that reports no cached
--- token in the range (prefix_cache: "not reported")
+-- token in the range (prefix_cache: "not reported"). The $top_names busiest models
+-- (setup/views.sql top_models), by name (shown_name).
 WITH sums AS (
     SELECT
         r.bucket_start,
@@ -16,13 +17,16 @@ WITH sums AS (
     GROUP BY ALL
 ),
 pairs AS (
-    SELECT node, model, sum(cached_tokens) > 0 AS reported FROM sums GROUP BY ALL
+    SELECT node, model, sum(cached_tokens) > 0 AS reported
+    FROM sums
+    WHERE model IS NULL OR model IN (SELECT model FROM top_models($top_names))
+    GROUP BY ALL
 )
 SELECT
     b.bucket,
     b.bucket_start,
     p.node,
-    p.model,
+    shown_name(p.model) AS model,
     coalesce(s.requests, 0)::BIGINT AS requests,
     coalesce(s.prompt_tokens, 0)::BIGINT AS prompt_tokens,
     coalesce(s.cached_tokens, 0)::BIGINT AS cached_tokens,

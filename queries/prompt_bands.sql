@@ -5,7 +5,8 @@
 -- and model (LiteLLM's model group): requests, time to first token and output speed
 -- (streamed requests only; speed only where long enough to time) and latency (every
 -- request), the percentiles of queries/metrics.py. band_lo / band_hi: the band's edges
--- (hi exclusive; NULL: open).
+-- (hi exclusive; NULL: open). The $top_names busiest models (setup/views.sql top_models),
+-- by name (shown_name).
 WITH edged AS (
     SELECT
         q.*,
@@ -22,7 +23,7 @@ SELECT
     band_lo,
     band_hi,
     node::VARCHAR AS node,
-    model_group::VARCHAR AS model,
+    shown_name(model_group::VARCHAR) AS model,
     requests,
     ttft_p50_ms,
     ttft_p95_ms,
@@ -30,4 +31,5 @@ SELECT
     latency_p95_ms,
     output_tps_p50
 FROM edged
+WHERE model_group IS NULL OR model_group::VARCHAR IN (SELECT model FROM top_models($top_names))
 ORDER BY band_lo NULLS FIRST, node, model

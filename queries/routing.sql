@@ -10,7 +10,8 @@
 --   overhead_p50_ms, overhead_p95_ms: the time spent in LiteLLM itself (unknown for
 --   streamed requests and failures, which LiteLLM does not time).
 -- Read from the Nodes page's partials (queries/serving.py): no rollup carries the
--- router's columns.
+-- router's columns. Rows per model: the $top_names busiest models (setup/views.sql
+-- top_models), by name (shown_name).
 WITH counts AS (
     SELECT
         r.node::VARCHAR AS node,
@@ -35,16 +36,17 @@ overhead AS (
 )
 SELECT
     c.node,
-    c.model,
+    shown_name(c.model) AS model,
     c.requests,
     c.failures,
     c.routing_known,
     c.fallback_requests,
     c.retried_requests,
     c.retries,
-    c.fell_back_from,
+    shown_name(c.fell_back_from) AS fell_back_from,
     o.overhead_p50_ms,
     o.overhead_p95_ms
 FROM counts c
 LEFT JOIN overhead o ON o.node IS NOT DISTINCT FROM c.node AND o.model IS NOT DISTINCT FROM c.model
+WHERE c.model IS NULL OR c.model IN (SELECT model FROM top_models($top_names))
 ORDER BY c.model IS NOT NULL, c.requests DESC, c.node, c.model

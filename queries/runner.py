@@ -33,7 +33,7 @@ import duckdb
 import pandas as pd
 import pyarrow as pa
 
-from etl.config import DEFAULT_TIMEZONE
+from etl.config import DEFAULT_TIMEZONE, DashboardSettings
 from etl.price_book import Price, boundaries
 from etl.rollup import SERIES_SCHEMA
 from queries import day_cache, serving, snapshot
@@ -84,6 +84,17 @@ _SERVING_VIEWS = re.compile(
     re.I,
 )
 _COMMENT = re.compile(r"--[^\n]*")
+_PARAMETER = re.compile(r"\$([a-z_]+)")
+# how many names the breakdowns show, whom they always show, and (for the highlighted
+# user's part of a page) which names the page shows: unless a caller says otherwise, the
+# configuration's defaults, everyone ranked (setup/views.sql kept_names)
+NAME_PARAMS: dict[str, Any] = {
+    "top_names": DashboardSettings.top_names,
+    "grid_names": DashboardSettings.grid_names,
+    "filter_names": DashboardSettings.filter_names,
+    "highlight": None,
+    "shown": None,
+}
 Reads = Literal["all", "edges", "none"]
 
 
@@ -102,6 +113,13 @@ def days_read(sql: str, planned: Mapping[str, bool]) -> Reads:
     ):
         return "all"
     return "edges" if serving else "none"
+
+
+def with_defaults(sql: str, params: Mapping[str, Any]) -> dict[str, Any]:
+    """`params` and, for those of NAME_PARAMS that `sql` reads and `params` lacks, their
+    defaults (DuckDB takes no parameter a statement does not read)."""
+    wanted = set(_PARAMETER.findall(_COMMENT.sub("", sql))) & NAME_PARAMS.keys()
+    return {name: NAME_PARAMS[name] for name in wanted} | dict(params)
 
 
 def query_names() -> list[str]:
@@ -286,7 +304,7 @@ class StoreReader:
         bound = dict(params)
         edges = tuple(bound.pop("edges", serving.PROMPT_BANDS))
         with self._cursor(snap, filters, days_read(sql, plan(filters, snap.series_zone)), edges=edges) as cur:
-            return cur.execute(sql, bound or None).df()
+            return cur.execute(sql, with_defaults(sql, bound) or None).df()
 
     @contextmanager
     def cursor(self, filters: Filters | None = None) -> Iterator[duckdb.DuckDBPyConnection]:

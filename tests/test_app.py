@@ -146,6 +146,7 @@ def test_clicking_a_bar_toggles_the_highlight() -> None:
     assert toggled_highlight(bar, "bob") is None
     assert toggled_highlight([{"customdata": ["alice"]}], None) == "alice"
     assert toggled_highlight([], "bob") == "bob"
+    assert toggled_highlight([{"customdata": "", "y": "other 12"}], "bob") == "bob"  # the folded row
 
 
 def test_an_empty_store_says_how_to_run_the_etl(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -25,7 +25,7 @@ from queries import day_cache
 from queries.filters import Filters
 from queries.metrics import HIST_ACCURACY, METRICS
 from queries.pages import NODES_QUERIES
-from queries.runner import StoreReader, load_sql, query_names
+from queries.runner import StoreReader, load_sql, query_names, with_defaults
 from queries.window import empty_day, query_for
 from tests.test_queries import EXAMPLE_PARAMS
 
@@ -151,7 +151,7 @@ def _raw_twin(reader: StoreReader, name: str, filters: Filters) -> pd.DataFrame:
         cur.execute("SET VARIABLE window_files = $f", {"f": everything})
         cur.execute("SET VARIABLE plan = $p", {"p": {"series": False, "days": False, "nodes": False}})
         cur.execute("SET VARIABLE whole = $w", {"w": {"start": filters.end, "stop": filters.end}})
-        return cur.execute(sql, PARAMS.get(name) or None).df()
+        return cur.execute(sql, with_defaults(sql, PARAMS.get(name, {})) or None).df()
 
 
 def assert_same(got: pd.DataFrame, expected: pd.DataFrame, label: str) -> None:
@@ -256,7 +256,7 @@ def test_a_query_said_to_read_no_requests_gives_the_same_with_them(lab: Path, na
         resolved = reader.resolve(f)
         with reader.cursor(resolved) as cur:  # with every request of the range
             sql = load_sql(query_for(name, resolved, ZONE))
-            expected = cur.execute(sql, params or None).df()
+            expected = cur.execute(sql, with_defaults(sql, params) or None).df()
         assert_same(reader.run(name, f, **params), expected, f"{name} {f}")
 
 

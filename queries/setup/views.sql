@@ -9,19 +9,31 @@
 -- days the window covers only in part). Both carry the PARTS of queries/metrics.py, so
 -- every measure but the percentiles reads either.
 
+-- Names as pages show them, whatever LiteLLM was sent (issue 27: a user agent or model of
+-- a megabyte, 100,000 distinct ones). shown_name: a name of more than 200 characters cut
+-- to 200, '…', and the first 32 hex digits of its SHA-256, so that two long names with the
+-- same beginning stay two names; the store keeps the whole name.
+CREATE MACRO shown_name(name) AS
+    CASE WHEN length(name) > 200 THEN left(name, 200) || '…' || left(sha256(name), 32) ELSE name END;
+-- name_in(names, name): `name` is one of `names`, whole or as shown_name shows it (a filter
+-- or highlight picked from the page holds the shown name; strlen, bytes, is the cheap test:
+-- a name of at most 200 bytes is shown whole)
+CREATE MACRO name_in(names, name) AS
+    list_contains(names, name) OR (strlen(name) > 200 AND list_contains(names, shown_name(name)));
+
 CREATE MACRO key_in_scope(api_key_hash) AS
     getvariable('filters').only_keys::VARCHAR[] IS NULL
     OR list_contains(getvariable('filters').only_keys::VARCHAR[], api_key_hash::VARCHAR);
 
 CREATE MACRO row_selected(usr, model_group, node, client, status) AS
     (getvariable('filters').users::VARCHAR[] IS NULL
-     OR list_contains(getvariable('filters').users::VARCHAR[], usr::VARCHAR))
+     OR name_in(getvariable('filters').users::VARCHAR[], usr::VARCHAR))
     AND (getvariable('filters').models::VARCHAR[] IS NULL
-         OR list_contains(getvariable('filters').models::VARCHAR[], model_group::VARCHAR))
+         OR name_in(getvariable('filters').models::VARCHAR[], model_group::VARCHAR))
     AND (getvariable('filters').nodes::VARCHAR[] IS NULL
-         OR list_contains(getvariable('filters').nodes::VARCHAR[], node::VARCHAR))
+         OR name_in(getvariable('filters').nodes::VARCHAR[], node::VARCHAR))
     AND (getvariable('filters').clients::VARCHAR[] IS NULL
-         OR list_contains(getvariable('filters').clients::VARCHAR[], client::VARCHAR))
+         OR name_in(getvariable('filters').clients::VARCHAR[], client::VARCHAR))
     AND (getvariable('filters').statuses::VARCHAR[] IS NULL
          OR list_contains(getvariable('filters').statuses::VARCHAR[], status::VARCHAR));
 
@@ -399,3 +411,24 @@ CREATE MACRO priced_tokens(r) AS
     coalesce(sum(r.prompt_sum + r.completion_sum) FILTER (WHERE r.priced), 0)::BIGINT;
 CREATE MACRO unpriced_tokens(r) AS
     coalesce(sum(r.prompt_sum + r.completion_sum) FILTER (WHERE NOT r.priced), 0)::BIGINT;
+
+-- top_models(top): the `top` busiest model groups in the filters (the Nodes page's rows per
+-- model are theirs: its tables and charts per model stay small whatever the data)
+CREATE MACRO top_models(top) AS TABLE
+SELECT model
+FROM (SELECT r.model_group::VARCHAR AS model, sum(r.n) AS requests FROM scoped_sums r GROUP BY r.model_group)
+QUALIFY row_number() OVER (ORDER BY requests DESC, model) <= top;
+
+-- kept_names(measures, top, keep, shown): which names of a breakdown are shown on their own
+-- row: `measures` (a query of `name` and `measure`, larger first; a list compares item by
+-- item) ranked, the first `top` kept, and `keep` (the highlighted user) kept whatever its
+-- rank (whole, or as shown); or, with `shown` (a list of shown names: those the whole page shows, for the
+-- highlighted user's part of it), exactly those. The others are folded into one row.
+CREATE MACRO kept_names(measures, top, keep, shown) AS TABLE
+SELECT
+    name,
+    CASE
+        WHEN shown IS NOT NULL THEN coalesce(list_contains(shown, shown_name(name)), false)
+        ELSE row_number() OVER (ORDER BY measure DESC, name) <= top OR coalesce(name_in([keep], name), false)
+    END AS kept
+FROM query_table(measures);
