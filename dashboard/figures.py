@@ -329,7 +329,7 @@ def share_bars(
     stacked first in accent, the rest dimmed."""
     if frame.empty or not frame["requests"].sum():
         return _empty()
-    order = frame.sort_values(["requests", category], ascending=[True, False])[category].tolist()
+    order = list(reversed(category_order(frame, category)))  # a bar chart's first row is at the bottom
     names = [html(c) for c in order]
     frame = frame.set_index(category).loc[order]
     part = None
@@ -502,6 +502,118 @@ def user_bars(
     return _figure([bars], layout, height=USER_ROW * len(ordered) + USER_FRAME, legend=False)
 
 
+# the clients' colours in the users' bars split by client, busiest client first
+CLIENT_PALETTE = ("#5B8DEF", "#F2A541", "#3BB38C", "#C86FC9", "#E4572E", "#2BB5C9", "#B7A04B", "#8C9BB0")
+
+
+@shared
+def user_client_bars(
+    users: pd.DataFrame,
+    matrix: pd.DataFrame,
+    by: str,
+    highlight: str | None = None,
+    clients: Sequence[str] | None = None,
+) -> go.Figure:
+    """The users' bars split by client: a stacked segment per client in that client's
+    colour (in `clients`' order, the Clients chart's), the users top to bottom as in
+    user_bars, each labelled with its total and share; who used which tool without a
+    click. A click still selects the bar's user (customdata); with a highlight, the
+    others' segments are dimmed."""
+    column = _column(by)
+    if users.empty or not users[column].sum() or matrix.empty:
+        return _empty()
+    names = list(reversed(user_order(users, by, column)))
+    ordered = users.set_index("user").loc[names]
+    present = set(matrix["client"].dropna())
+    listed = [c for c in (clients or ()) if c in present]
+    order = listed + sorted(c for c in present if c not in set(listed))
+    cells = matrix.pivot_table(index="user", columns="client", values=column, aggfunc="sum").reindex(
+        index=names, columns=order
+    )
+    clickable = [
+        "" if "folded" in ordered and not fmt.missing(folded) else name
+        for name, folded in zip(names, ordered.get("folded", pd.Series([None] * len(names))), strict=True)
+    ]
+    opacity = [1.0 if highlight is None or name == highlight else DIMMED for name in names]
+    traces: list[dict[str, Any]] = []
+    for index, client in enumerate(order):
+        part = cells[client].fillna(0)
+        traces.append(
+            {
+                "type": "bar",
+                "y": names,
+                "x": _values(part),
+                "orientation": "h",
+                "name": label(client),
+                "marker": {"color": CLIENT_PALETTE[index % len(CLIENT_PALETTE)], "opacity": opacity},
+                "customdata": clickable,
+                "hovertext": [
+                    f"{html(name)} · {label(client)}: {_hover_value(by, v)}"
+                    for name, v in zip(names, part, strict=True)
+                ],
+                "hovertemplate": "%{hovertext}<extra></extra>",
+            }
+        )
+    totals = ordered[column].astype(float)
+    # a user the grid folds into its "other" row (it keeps fewer people than the bars):
+    # the part not split by client, in grey, so that every bar keeps its whole length
+    rest = (totals - cells.fillna(0).sum(axis=1)).clip(lower=0)
+    if float(rest.sum()) > float(totals.sum()) * 1e-9:
+        traces.append(
+            {
+                "type": "bar",
+                "y": names,
+                "x": _values(rest),
+                "orientation": "h",
+                "name": t("users.not_split"),
+                "marker": {"color": "#8C9BB0", "opacity": opacity},
+                "customdata": clickable,
+                "hovertext": [
+                    f"{html(name)} · {t('users.not_split')}: {_hover_value(by, v)}"
+                    for name, v in zip(names, rest, strict=True)
+                ],
+                "hovertemplate": "%{hovertext}<extra></extra>",
+            }
+        )
+    value_text = [fmt.usd(v) if by == "spend" else fmt.compact(v) for v in totals]
+    traces.append(  # each bar's total and share after its end, as user_bars writes them
+        {
+            "type": "scatter",
+            "mode": "text",
+            "y": names,
+            "x": _values(totals),
+            "text": [f"{v} · {fmt.percent(s)}" for v, s in zip(value_text, ordered[_share(by)], strict=True)],
+            "textposition": "middle right",
+            "hoverinfo": "skip",
+            "showlegend": False,
+            "cliponaxis": False,
+        }
+    )
+    layout = {
+        "barmode": "stack",
+        "xaxis": {
+            "showticklabels": False,
+            "showgrid": False,
+            "zeroline": False,
+            "range": [0, float(totals.max()) * 1.35],
+        },
+        "yaxis": {"automargin": True, **categories(names)},
+        "margin": {"t": 48},  # the clients' legend above the bars
+    }
+    return _figure(traces, layout, height=USER_ROW * len(names) + USER_FRAME + 40)
+
+
+def category_order(frame: pd.DataFrame, category: str) -> list[str]:
+    """A breakdown's names as its bars stand, top to bottom: most requests first, ties by
+    name. The user-by-client grid's columns follow the Clients chart so."""
+    ordered = frame.sort_values(["requests", category], ascending=[False, True])
+    return ordered[category].tolist()
+
+
+def client_order(clients: pd.DataFrame) -> list[str]:
+    return category_order(clients, "client") if not clients.empty else []
+
+
 @shared
 def user_order(users: pd.DataFrame, by: str, column: str | None = None) -> list[str]:
     """The users as their bars stand, top to bottom: most first, ties by name. The
@@ -511,13 +623,20 @@ def user_order(users: pd.DataFrame, by: str, column: str | None = None) -> list[
 
 
 def client_matrix(
-    matrix: pd.DataFrame, highlight: str | None = None, order: Sequence[str] | None = None
+    matrix: pd.DataFrame,
+    highlight: str | None = None,
+    order: Sequence[str] | None = None,
+    clients: Sequence[str] | None = None,
 ) -> go.Figure:
     """Requests per user and client as a heatmap with its colour scale; users top to
-    bottom in `order` (the users' bars), the highlighted user's row outlined."""
+    bottom in `order` (the users' bars), clients left to right in `clients` (the Clients
+    chart's order, busiest first), the highlighted user's row outlined. A person who never
+    used a client has a blank cell there, not the scale's palest colour."""
     if matrix.empty:
         return _empty()
-    grid = matrix.pivot_table(index="user", columns="client", values="requests", aggfunc="sum", fill_value=0)
+    grid = matrix.pivot_table(index="user", columns="client", values="requests", aggfunc="sum")
+    listed = [client for client in (clients or ()) if client in grid.columns]
+    grid = grid[listed + sorted(c for c in grid.columns if c not in set(listed))]
     cells: dict[Any, dict[Any, Any]] = (
         matrix.groupby(["user", "client"])[["requests", "total_tokens", "spend_usd"]].sum().to_dict("index")
     )
@@ -526,7 +645,8 @@ def client_matrix(
     grid = grid.loc[list(reversed(known + rest))]  # a heatmap's first row is drawn at the bottom
     heatmap = {
         "type": "heatmap",
-        "z": grid.to_numpy(),
+        "z": [[None if pd.isna(v) else float(v) for v in row] for row in grid.to_numpy()],
+        "hoverongaps": False,
         "x": list(grid.columns),
         "y": list(grid.index),
         "colorscale": [[0, "rgba(91,141,239,0.15)"], [1, BASE]],  # a few requests still show
@@ -534,7 +654,7 @@ def client_matrix(
         "colorbar": {
             "title": {"text": t("measure.requests")},
             "thickness": 12,
-            **_count_ticks(grid.to_numpy().max()),
+            **_count_ticks(grid.max().max()),
         },
         "text": [[f"{html(user)} · {html(client)}" for client in grid.columns] for user in grid.index],
         "customdata": [[_matrix_cell(cells, user, client) for client in grid.columns] for user in grid.index],

@@ -85,6 +85,8 @@ def _main_client(matrix: pd.DataFrame, user: str, measure: str) -> tuple[str | N
     theirs = matrix[matrix["user"] == user]
     total = float(theirs[measure].sum())
     named = theirs[theirs["client"].notna()]
+    if "clients_folded" in named:
+        named = named[named["clients_folded"].isna()]
     if named.empty or total <= 0:
         return None, 0.0
     top = named.sort_values([measure, "requests"], ascending=False).iloc[0]

@@ -402,6 +402,7 @@ def clients_panel(page: Page, *, matrix: bool) -> None:
                 page.data["user_client_matrix"],
                 page.state.highlight,
                 figures.user_order(page.data["by_user"], page.state.by),
+                figures.client_order(page.data["by_client"]),
             ),
             key="matrix",
         )
@@ -438,7 +439,17 @@ def _users_chart(config: Config, page: Page) -> None:
     highlight = page.state.highlight
     if highlight is not None:
         highlight_note(highlight)
-    figure = figures.user_bars(page.data["by_user"], by, highlight)
+    # who used which tool, without a click: the bars split into the clients' segments
+    if st.toggle(t("users.split"), key="users_split"):
+        figure = figures.user_client_bars(
+            page.data["by_user"],
+            page.data["user_client_matrix"],
+            by,
+            highlight,
+            figures.client_order(page.data["by_client"]),
+        )
+    else:
+        figure = figures.user_bars(page.data["by_user"], by, highlight)
     st.plotly_chart(figure, key="user_chart", on_select=_on_user_click, selection_mode="points")
 
 

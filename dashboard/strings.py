@@ -74,6 +74,8 @@ EN: dict[str, str] = {
     "panel.models": "Models",
     "highlight.active": "Highlighting **{who}**.",
     "highlight.clear": "Clear highlight",
+    "users.split": "Split by client",
+    "users.not_split": "clients not broken down",
     "users.by": "Bars show",
     "users.by.spend": "Spend",
     "users.by.tokens": "Tokens",

@@ -54,6 +54,8 @@ KO: dict[str, str] = {
     "panel.models": "모델",
     "highlight.active": "**{who}** 강조 중",
     "highlight.clear": "강조 해제",
+    "users.split": "클라이언트별로 나누기",
+    "users.not_split": "클라이언트 구분 없음",
     "users.by": "막대 기준",
     "users.by.spend": "비용",
     "users.by.tokens": "토큰",

@@ -134,7 +134,14 @@ def test_client_matrix_outlines_the_highlighted_row(data: dict[str, pd.DataFrame
         "Python HTTP",
         "unknown",
     ]
-    assert [values(row) for row in heat.z] == [[0, 1, 1], [1, 0, 0]]
+    # a client a person never used: a blank cell (None), not the scale's palest colour
+    assert [list(row) for row in heat.z] == [[None, 1, 1], [1, None, None]]
+    assert heat.hoverongaps is False
+    # the columns in the Clients chart's order (most requests first), not alphabetical
+    busiest = figures.client_matrix(
+        data["user_client_matrix"], clients=["unknown", "Python HTTP", "Claude Code"]
+    )
+    assert list(traces(busiest)[0].x) == ["unknown", "Python HTTP", "Claude Code"]
     # a cell's hover: its requests, tokens and spend (the user x client view's cost)
     alice = data["user_client_matrix"].query("user == 'alice' and client == 'Claude Code'")
     tokens, spend = float(alice["total_tokens"].sum()), float(alice["spend_usd"].sum())
@@ -764,3 +771,37 @@ def test_a_tables_unknown_is_the_same_word_as_the_charts() -> None:
     assert "알 수 없음" in shown and "알 수 없는 모델" in shown and ">unknown<" not in shown
     assert "알 수 없음" in [t.name for t in chart]
     assert "blackwell" in shown and "gpt-oss-120b" in shown
+
+
+def test_the_users_bars_split_by_client_show_who_used_which_tool(data: dict[str, pd.DataFrame]) -> None:
+    """A segment per client in the Clients chart's order, each user's segments adding up to
+    their bar; a click still selects the user; the highlight dims the others."""
+    clients = figures.client_order(data["by_client"])
+    figure = figures.user_client_bars(data["by_user"], data["user_client_matrix"], "requests", None, clients)
+    *bars, labels = traces(figure)
+    assert [b.name for b in bars] == [figures.label(c) for c in clients]
+    assert labels.mode == "text" and list(labels.y) == list(bars[0].y)
+    by_user = data["by_user"].set_index("user")["requests"]
+    for index, user in enumerate(bars[0].y):
+        assert sum(float(b.x[index]) for b in bars) == by_user[user]  # the segments make the bar
+        assert bars[0].customdata[index] == user
+    matrix = data["user_client_matrix"].set_index(["user", "client"])["requests"]
+    claude = next(b for b in bars if b.name == "Claude Code")
+    assert float(claude.x[list(claude.y).index("alice")]) == matrix[("alice", "Claude Code")]
+    lit = traces(
+        figures.user_client_bars(data["by_user"], data["user_client_matrix"], "requests", "alice", clients)
+    )
+    row = list(lit[0].y).index("alice")
+    assert lit[0].marker.opacity[row] == 1.0 and min(lit[0].marker.opacity) == figures.DIMMED
+
+
+def test_a_user_the_grid_folds_keeps_the_whole_bar_in_grey(data: dict[str, pd.DataFrame]) -> None:
+    """The grid keeps fewer people than the bars: a user missing from it is one grey
+    segment, never a bar cut short."""
+    matrix = data["user_client_matrix"]
+    alice_only = matrix[matrix["user"] == "alice"]
+    bars = traces(figures.user_client_bars(data["by_user"], alice_only, "requests"))[:-1]
+    rest = bars[-1]
+    assert rest.name == "clients not broken down"
+    bob = list(rest.y).index("bob")
+    assert float(rest.x[bob]) == data["by_user"].set_index("user").loc["bob", "requests"]
