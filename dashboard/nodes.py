@@ -186,6 +186,12 @@ def _table(frame: pd.DataFrame, label: str, mine: pd.DataFrame | None, who: str 
         counts = mine.set_index(label)["requests"] if not mine.empty else pd.Series(dtype="int64")
         shown = shown.assign(mine=shown[label].map(counts).fillna(0).astype("int64"))
         columns["mine"] = st.column_config.NumberColumn(plain("nodes.mine", who=short(who)))
+    # a column with nothing in it says nothing (no request too short to time, no streamed
+    # request for a time to first token): left out, the requests' counts kept
+    said = [c for c in shown if c in KEPT or not (shown[c].isna() | shown[c].eq(0)).all()]
     for part in (MEDIANS, TAILS):
-        names = [label, *(c for c in part if c in shown)]
+        names = [label, *(c for c in part if c in said)]
         tables.show(tables.styled(shown[names], FORMATS), {c: columns[c] for c in names})
+
+
+KEPT = frozenset({"node", "model", "requests", "mine", "requests_share"})
