@@ -28,10 +28,11 @@ def panel(costs: Mapping[str, pd.DataFrame], tz: str, *, student: bool = False) 
     totals = costs["totals"].iloc[0]
     with st.container(border=True):
         st.markdown(f"**{t('api.title')}**", help=t("api.help"))
-        at_api, spend, difference = st.columns(3)
+        at_api, spend, ratio = st.columns(3)
         at_api.metric(t("api.card"), fmt.usd(totals["api_cost_usd"]), border=True)
         spend.metric(t("api.same_spend"), fmt.usd(totals["priced_spend_usd"]), border=True)
-        difference.metric(t("api.difference"), _signed_usd(totals["difference_usd"]), border=True)
+        # a ratio, not "API prices − spend": a negative difference read as a loss
+        ratio.metric(t("api.ratio"), _ratio(totals["api_cost_usd"], totals["priced_spend_usd"]), border=True)
         taken = totals["prices_taken"]
         st.caption(
             t("api.caption", taken=fmt.day(pd.Timestamp(taken).date()) if not fmt.missing(taken) else "—")
@@ -49,12 +50,12 @@ def panel(costs: Mapping[str, pd.DataFrame], tz: str, *, student: bool = False) 
                 _table(costs[key], name)
 
 
-def _signed_usd(value: object) -> str:
-    """+$1.20 / -$0.35: the difference's sign is its meaning."""
-    if fmt.missing(value):
+def _ratio(at_api: object, spend: object) -> str:
+    """0.35x: the cost at API prices over LiteLLM's spend of the same requests (— without
+    a spend to compare with)."""
+    if fmt.missing(at_api) or fmt.missing(spend) or not float(spend):  # type: ignore[arg-type]
         return fmt.MISSING
-    amount = float(value)  # type: ignore[arg-type]
-    return ("+" if amount > 0 else "-" if amount < 0 else "") + fmt.usd(abs(amount))
+    return t("api.times", value=f"{float(at_api) / float(spend):.2f}")  # type: ignore[arg-type]
 
 
 def _usd(value: Any) -> str:

@@ -276,7 +276,8 @@ EN: dict[str, str] = {
     ),
     "api.card": "At API prices",
     "api.same_spend": "Spend of the same requests",
-    "api.difference": "API prices − spend",
+    "api.ratio": "API prices against spend",
+    "api.times": "{value}x",
     "api.caption": "Prices from the price book, taken {taken}; a price change applies from its day (UTC).",
     "api.unpriced": (
         "Requests not priced (their model has no price in the price book), not counted above: {n}. "

@@ -372,9 +372,13 @@ def test_the_overview_shows_the_cost_at_api_prices(
 ) -> None:
     app = open_app(store, tmp_path, monkeypatch, Identity(role="admin", name="admin"), lang)
     cards = {m.label: m.value for m in app.metric}
-    labels = {"en": ("At API prices", "API prices − spend"), "ko": ("API 가격 기준", "API 가격 − 비용")}[lang]
+    labels = {
+        "en": ("At API prices", "API prices against spend"),
+        "ko": ("API 가격 기준", "비용 대비 API 가격"),
+    }[lang]
     assert cards[labels[0]] == fmt.usd(ALICE_8 + ALICE_12 + BOB_9) == "$0.00121"
-    assert cards[labels[1]] == "-$0.00229"  # $0.001215 at API prices against $0.0035 of spend
+    # $0.001215 at API prices against $0.0035 of spend: a ratio, never a negative "saving"
+    assert cards[labels[1]] == {"en": "0.35x", "ko": "0.35배"}[lang]
     warning = next(w.value for w in app.warning if "mystery-model" in w.value)
     assert {"en": "not counted above: 2.", "ko": "요청 2건은 모델 가격이 없어"}[lang] in warning
     models = cost_tables(app)["model"].set_index("model")

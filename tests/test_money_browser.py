@@ -93,15 +93,15 @@ def check_api_panel(page: Any, lang: Language, *, student: bool) -> None:
     texts = TEXTS[lang]
     page.get_by_text(texts["api.title"], exact=True).first.wait_for(timeout=60_000)
     # the cards may still be placeholders of a rerun: wait until each of them is drawn
-    for label in ("api.card", "api.same_spend", "api.difference"):
+    for label in ("api.card", "api.same_spend", "api.ratio"):
         page.locator("[data-testid='stMetricLabel']", has_text=texts[label]).first.wait_for(timeout=60_000)
     wait_until_rendered(page)
     cards = metrics(page)
     for label in ("api.card", "api.same_spend"):
         assert texts[label] in cards, (lang, label, cards)
         assert MONEY.fullmatch(cards[texts[label]]), (lang, label, cards[texts[label]])
-    assert texts["api.difference"] in cards, (lang, cards)
-    assert SIGNED_MONEY.fullmatch(cards[texts["api.difference"]]), (lang, cards[texts["api.difference"]])
+    assert texts["api.ratio"] in cards, (lang, cards)
+    assert re.fullmatch(r"\d+\.\d\d(x|배)", cards[texts["api.ratio"]]), (lang, cards[texts["api.ratio"]])
     shown = [caption for caption in price_captions(lang) if page.get_by_text(caption, exact=True).count()]
     assert len(shown) == 1, (lang, price_captions(lang))
     views = ("by_model", "by_client") if student else ("by_model", "by_client", "by_user", "by_node")
