@@ -37,7 +37,6 @@ LANGS: tuple[Language, ...] = ("en", "ko")
 OVERVIEW_CHARTS = 8  # tokens, cache, requests, nodes, users, clients, matrix, models
 # $3.40, $0.065, $12.3K; the difference signed (+$1.20, -$0.35)
 MONEY = re.compile(r"\$\d[\d,]*(\.\d+)?[KMB]?")
-SIGNED_MONEY = re.compile(r"[+-]?\$\d[\d,]*(\.\d+)?[KMB]?")
 FORECASTS = ("runs_out", "lasts", "spent", "reset_due", "idle", "no_budget")
 # minji.park: the busiest student, a $4 budget and the lab's TPM and RPM limits; her key
 # is one of the three the demo's sign-in page offers
