@@ -1,7 +1,6 @@
 """The administrator's overview, top to bottom: filters, freshness, the answers at a
-glance, cards, the cost at API
-prices (with a price book), tokens and caching, requests and nodes, users and clients,
-models, download."""
+glance (dashboard/glance.py), cards, the cost at API prices (with a price book), tokens
+and caching, requests and nodes, users and clients, models, download."""
 
 from __future__ import annotations
 
