@@ -86,6 +86,14 @@ def _overview_page(reader: StoreReader, filters: Filters) -> tuple[float, float,
     return (seen - began) * 1000, (costed - seen) * 1000, (done - costed) * 1000
 
 
+def _rss_mb() -> float:
+    """The process's resident memory now (VmRSS), in MB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
 def _count_partials(reader: StoreReader) -> list[int]:
     """A counter of the spans whose Nodes-page partials `reader` computes from now on."""
     computed = [0]
@@ -163,7 +171,7 @@ def _plain_pages(store: Path, warm: int, month: Filters, year: Filters) -> dict[
 def _overview_with_glance(store: Path, warm: int, month: Filters) -> dict[str, Any]:
     """The Overview page as it now is, with a second new reader (with a price book): cold,
     warm, then the Nodes page on the same reader; and the days' partials each computed."""
-    out: dict[str, Any] = {}
+    out: dict[str, Any] = {"rss_before_second_reader_mb": _rss_mb()}
     page_reader = StoreReader(store, share_results=False, prices=_prices())
     computed = _count_partials(page_reader)
     out["cold_page_parts_ms"] = _overview_page(page_reader, month)
@@ -303,8 +311,9 @@ def main() -> None:
     row("peak RSS after the Nodes page", lambda r: f"{r['peak_rss_nodes_mb']:,.0f} MB")
     row("peak RSS of the process (a new day loaded too)", lambda r: f"{r['peak_rss_mb']:,.0f} MB")
     row(
-        "peak RSS at the end (the second reader: the Overview with glance, then the Nodes page)",
-        lambda r: f"{r['peak_rss_end_mb']:,.0f} MB",
+        "peak RSS at the end (the second reader: the Overview with glance, then the Nodes page; "
+        "RSS when it started)",
+        lambda r: f"{r['peak_rss_end_mb']:,.0f} MB ({r['rss_before_second_reader_mb']:,.0f} MB)",
     )
     row("a day just written shows after", lambda r: f"{r['new_day_visible_s']:.2f} s")
     row("requests in the store / in 30 days", lambda r: f"{r['requests']:,} / {r['requests_30d']:,}")

@@ -195,12 +195,16 @@ def budget_refusals(reader: Reader) -> pd.DataFrame:
     week budgets reads: the one before the key list was copied."""
     copied = reader.run("keys_copied")["copied_at"].iloc[0]
     if pd.isna(copied):
-        return reader.run("refusals_by_key", Filters(start=_EPOCH, end=_EPOCH, tz="UTC"))
+        # no key list, so no budgets to count refusals for: a second of 1970, which no
+        # request falls in, gives the empty result with its columns
+        return reader.run(
+            "refusals_by_key", Filters(start=_EPOCH, end=_EPOCH + dt.timedelta(seconds=1), tz="UTC")
+        )
     copied = pd.Timestamp(copied).to_pydatetime()
     return reader.run("refusals_by_key", Filters(start=copied - BURN_WEEK, end=copied, tz="UTC"))
 
 
-_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)  # an empty range: no key list, nothing to name
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 
 
 def limits(reader: Reader) -> pd.DataFrame:

@@ -163,3 +163,16 @@ def test_the_nodes_page_opens_on_the_verdicts_and_the_worst_node(
     first = at.dataframe[0].value
     nodes = getattr(first, "data", first)
     assert "speed_too_short" not in nodes and {"requests", "ttft_p50_ms"} <= set(nodes)
+
+
+def test_a_store_without_a_key_list_shows_its_pages(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before the ETL has copied LiteLLM's keys (a store written by ingest alone), the
+    Budgets page failed on the week of refusals it had no key list to place."""
+    store = verdict_lab.build(tmp_path_factory.mktemp("no-keys") / "store", keys=False)
+    for page in ("Budgets", "Overview", "Nodes"):
+        at = open_page(store, monkeypatch, page, **WEEK)
+        assert not at.exception, (page, at.exception)
+    answers = _answers(reader(store, "UTC"))
+    assert answers.budgets == ["No key list copied yet: no budgets to check."]
