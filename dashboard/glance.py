@@ -11,9 +11,11 @@ say: an empty range, no price book, no budgets, too few requests to judge a node
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pandas as pd
 import streamlit as st
@@ -22,6 +24,7 @@ from dashboard import forecasts, verdicts
 from dashboard import format as fmt
 from dashboard.strings import t
 from dashboard.untrusted import Markdown, markdown
+from queries.filters import Filters
 
 SHOWN = 3  # items named per question before "and N more"
 
@@ -34,16 +37,40 @@ class Glance:
     nodes: list[str]
     api_cost: list[str]
     budgets: list[str]
+    nodes_window: str = ""  # the days the verdicts are judged over
 
 
-def build(data: Mapping[str, pd.DataFrame], glance: Mapping[str, pd.DataFrame], tz: str) -> Glance:
+def build(
+    data: Mapping[str, pd.DataFrame],
+    glance: Mapping[str, pd.DataFrame],
+    tz: str,
+    window: Filters | None = None,
+) -> Glance:
     """`data`: the Overview's result sets (queries/pages.py, overview); `glance`: pages.glance,
-    and the API-price totals under "api_cost_totals" when there is a price book."""
+    and the API-price totals under "api_cost_totals" when there is a price book; `window`:
+    pages.verdict_window, the days the nodes are judged over."""
     return Glance(
         users=users(data["by_user"], data["user_client_matrix"]),
         nodes=nodes(verdicts.judge(glance["nodes"], glance["nodes_before"])),
         api_cost=api_cost(glance.get("api_cost_totals")),
         budgets=budgets(glance["budgets"], glance["refusals"], tz),
+        nodes_window=window_text(window) if window is not None else "",
+    )
+
+
+def window_text(window: Filters) -> str:
+    """ "Dec 2 – Dec 8, against the 7 days before": the verdicts' days, in the page's zone."""
+    assert window.start is not None and window.end is not None
+    zone = ZoneInfo(window.tz)
+    first = window.start.astimezone(zone).date()
+    last = (window.end - dt.timedelta(microseconds=1)).astimezone(zone).date()
+    this_year = dt.datetime.now(zone).year
+    days = (last - first).days + 1
+    return t(
+        "glance.nodes.window",
+        start=fmt.day(first, this_year=this_year),
+        end=fmt.day(last, this_year=this_year),
+        days=days,
     )
 
 
@@ -282,4 +309,6 @@ def render(glance: Glance, links: Mapping[str, Any]) -> None:
                         st.markdown(f"**{title}**")
                     else:  # the question links to where its detail is
                         st.page_link(page, label=f"**{title}**", icon=":material/arrow_forward:")
+                    if name == "nodes" and glance.nodes_window:
+                        st.caption(glance.nodes_window)
                     st.markdown("\n".join(f"- {line}" for line in lines))

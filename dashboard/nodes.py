@@ -117,6 +117,7 @@ def render(config: Config, reader: Reader, state: ViewState, *, own_only: bool =
         worst_first = [v.node for v in judged if v.status in ("down", "failing", "slow")]
         with st.container(border=True, key="verdicts"):
             st.markdown(f"**{t('nodes.verdicts')}**", help=t("nodes.verdicts.help"))
+            st.caption(glance.window_text(pages.verdict_window(filters)))
             st.markdown("\n".join(f"- {line}" for line in glance.nodes(judged, shown=len(judged))))
 
     with st.container(border=True):

@@ -146,20 +146,20 @@ EN: dict[str, str] = {
     "glance.users.line": "**{user}** {amount}, {share}, mostly {client} ({client_share})",
     "glance.users.line_no_client": "**{user}** {amount}, {share}",
     "glance.nodes.title": "How the nodes serve",
-    "glance.nodes.none": "No node served a request in this range or the one before.",
+    "glance.nodes.window": "{start} – {end}, against the {days} days before",
+    "glance.nodes.none": "No node served a request in these days or the ones before.",
     "glance.nodes.down": (
-        "**{node}** is down: nothing served in this range, {before} requests in the one before"
+        "**{node}** is down: nothing served in these days, {before} requests in the days before"
     ),
     "glance.nodes.failing": "**{node}** is failing: {rate} of {requests} requests failed ({failures})",
     "glance.nodes.ttft_peers": (
         "**{node}** is slow on {model}: first token p95 {value} against {other} on the other nodes ({times}x)"
     ),
     "glance.nodes.ttft_before": (
-        "**{node}** is slow on {model}: first token p95 {value} against {other} in the "
-        "range before ({times}x)"
+        "**{node}** is slow on {model}: first token p95 {value} against {other} in the days before ({times}x)"
     ),
     "glance.nodes.speed_peers": "**{node}** is slow on {model}: {value} against {other} on the other nodes",
-    "glance.nodes.speed_before": "**{node}** is slow on {model}: {value} against {other} in the range before",
+    "glance.nodes.speed_before": "**{node}** is slow on {model}: {value} against {other} in the days before",
     "glance.nodes.good": "good: {nodes}",
     "glance.nodes.all_good": "All good: {nodes}",
     "glance.nodes.too_few": "too few requests to judge (under {least}): {nodes}",
@@ -367,8 +367,8 @@ EN: dict[str, str] = {
     "page.nodes": "Nodes",
     "nodes.verdicts": "Each node's verdict",
     "nodes.verdicts.help": (
-        "A node is judged against the other nodes serving the same model, else against its own "
-        "previous period of the same length: slow when its time to first token p95 is at least "
+        "A node is judged over the last 7 days of the range, against the other nodes serving the "
+        "same model, else against its own 7 days before: slow when its time to first token p95 is at least "
         "twice theirs and 1 s longer, or its median output speed at most half; failing when 10 % "
         "of its requests (and at least 5) failed; down when it served nothing while it did before; "
         "too few to judge under 30 requests (20 streamed for speed)."

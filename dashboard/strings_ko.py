@@ -125,6 +125,7 @@ KO: dict[str, str] = {
     "glance.users.line": "**{user}** {amount}, {share}, 주로 {client} ({client_share})",
     "glance.users.line_no_client": "**{user}** {amount}, {share}",
     "glance.nodes.title": "노드 상태",
+    "glance.nodes.window": "{start} – {end}, 직전 {days}일과 비교",
     "glance.nodes.none": "이 기간과 이전 기간에 요청을 처리한 노드가 없습니다.",
     "glance.nodes.down": "**{node}** 중단: 이 기간에 처리한 요청 없음, 이전 기간 {before}건",
     "glance.nodes.failing": "**{node}** 실패 많음: 요청 {requests}건 중 {rate} 실패 ({failures}건)",
@@ -328,8 +329,8 @@ KO: dict[str, str] = {
     "page.nodes": "노드",
     "nodes.verdicts": "노드별 판정",
     "nodes.verdicts.help": (
-        "같은 모델을 서비스하는 다른 노드와 비교하고, 없으면 같은 길이의 이전 기간과 "
-        "비교합니다. 첫 토큰 p95가 두 배 이상이고 1초 이상 길거나 출력 속도 "
+        "기간의 마지막 7일 동안을, 같은 모델을 서비스하는 다른 노드와 비교하고, 없으면 "
+        "직전 7일과 비교합니다. 첫 토큰 p95가 두 배 이상이고 1초 이상 길거나 출력 속도 "
         "중앙값이 절반 이하이면 느림, 요청의 10%(최소 5건) 이상이 실패하면 실패 "
         "많음, 이전에는 처리했지만 이번에 처리한 요청이 없으면 중단, 요청 30건 "
         "미만(속도는 스트리밍 20건 미만)이면 판단 보류입니다."

@@ -60,8 +60,8 @@ def test_every_problem_node_is_named_with_its_reason(answers: glance.Glance) -> 
     text = "\n".join(answers.nodes)
     assert "**spark** is failing: 20 % of 50 requests failed (10)" in text
     assert "**l40-b** is slow on qwen3-coder-30b: first token p95 12.0 s against" in text
-    assert "**solo** is slow on glm-4.6" in text and "in the range before" in text
-    assert "**retired** is down: nothing served in this range, 45 requests in the one before" in text
+    assert "**solo** is slow on glm-4.6" in text and "in the days before" in text
+    assert "**retired** is down: nothing served in these days, 45 requests in the days before" in text
     assert "good: **blackwell**, **l40-a**, **l40-c**" in text
     assert "too few requests to judge (under 30): **tiny**" in text
 
@@ -108,7 +108,7 @@ def test_an_empty_range_says_so_in_words(lab: Path) -> None:
     with use_language("en"):
         answers = glance.build(data, found, "UTC")
     assert answers.users == ["No requests in this range."]
-    assert answers.nodes == ["No node served a request in this range or the one before."]
+    assert answers.nodes == ["No node served a request in these days or the ones before."]
 
 
 def test_the_block_heads_the_administrators_overview(lab: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -176,3 +176,27 @@ def test_a_store_without_a_key_list_shows_its_pages(
         assert not at.exception, (page, at.exception)
     answers = _answers(reader(store, "UTC"))
     assert answers.budgets == ["No key list copied yet: no budgets to check."]
+
+
+def test_a_verdict_is_judged_over_the_last_seven_whole_days_whatever_the_range() -> None:
+    """The verdicts' percentiles come from the Nodes page's day partials: over a 30-day
+    range and the 30 days before, a first Overview computed 62 days of them (35 s at 30M
+    requests), again each quarter hour as the range rolled. Seven whole local days,
+    moving at midnight only."""
+    import datetime as dt
+
+    from dashboard.view_state import ViewState
+
+    seoul = "Asia/Seoul"
+    at_10 = dt.datetime(2026, 12, 7, 1, 10, tzinfo=dt.UTC)  # 10:10 in Seoul
+    windows = {
+        pages.verdict_window(ViewState(range=r, tz=seoul).filters(at_10 + dt.timedelta(minutes=m)))
+        for r in ("24h", "7d", "30d", "month")
+        for m in (0, 15, 30, 45, 120)
+    }
+    assert len(windows) == 1
+    (window,) = windows
+    assert window.start == dt.datetime(2026, 11, 30, 15, tzinfo=dt.UTC)  # Dec 1, 00:00 in Seoul
+    assert window.end == dt.datetime(2026, 12, 7, 15, tzinfo=dt.UTC)  # the end of today
+    assert window.previous().start == dt.datetime(2026, 11, 23, 15, tzinfo=dt.UTC)
+    assert not window.users and not window.month_to_date
