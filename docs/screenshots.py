@@ -69,9 +69,9 @@ def main() -> None:
                     wait_until_rendered(page)
                     page.locator("[data-testid='stSidebarNav'] a", has_text=text[shot.page]).click()
                 wait_until_rendered(page, charts=shot.charts)
-                page.wait_for_timeout(
-                    4000
-                )  # the sidebar's widgets catch up with the view after a page change
+                # the sidebar's widgets catch up with the view after a page change (4 s was
+                # too short on a busy machine: the Nodes shot showed its defaults)
+                page.wait_for_timeout(10000)
                 page.screenshot(path=str(DOCS / f"{shot.name}.png"))
                 print(f"wrote docs/{shot.name}.png")
 
