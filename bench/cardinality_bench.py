@@ -23,8 +23,6 @@ import socket
 import statistics
 import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -34,6 +32,7 @@ from bench import cardinality_store
 from bench.st_session import BrowserSession, SessionBroken
 from dashboard.auth import ADMIN_HASH_ENV, hash_password
 from dashboard.strings import EN
+from tests.browser import wait_healthy
 
 REPO = Path(__file__).resolve().parent.parent
 TIMEOUT_S = 300.0  # a first Overview not over by then is reported as such
@@ -117,17 +116,8 @@ def server(tree: Path, store: Path, password: str) -> Iterator[tuple[str, int]]:
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as answer:  # noqa: S310
-                    if answer.status == 200:
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"streamlit did not start in {tree}")
-            time.sleep(0.3)
+        if not wait_healthy(url, proc, 60):
+            raise RuntimeError(f"streamlit did not start in {tree}")
         yield url, proc.pid
     finally:
         os.killpg(proc.pid, signal.SIGTERM)

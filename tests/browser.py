@@ -103,6 +103,22 @@ def sign_in_as_administrator(page: Any, password: str, texts: Mapping[str, str],
     wait_until_rendered(page, charts=charts)
 
 
+def wait_healthy(url: str, proc: subprocess.Popen[Any], seconds: float) -> bool:
+    """Whether the Streamlit server at `url` (the process `proc`) answers its health check
+    within `seconds`; False as soon as the process has ended."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as answer:  # noqa: S310
+                if answer.status == 200:
+                    return True
+        except OSError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            return False
+        time.sleep(0.3)
+
+
 @contextmanager
 def serve(command: list[str], env: dict[str, str], port: int, start_s: float = 60) -> Iterator[str]:
     """Run `command` (which serves the app on `port`) until the health endpoint answers;
@@ -122,17 +138,8 @@ def serve(command: list[str], env: dict[str, str], port: int, start_s: float = 6
         )
         url = f"http://127.0.0.1:{port}"
         try:
-            deadline = time.monotonic() + start_s
-            while True:
-                try:
-                    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as answer:  # noqa: S310
-                        if answer.status == 200:
-                            break
-                except OSError:
-                    pass
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"{' '.join(command)} did not serve; its log:\n{log.read_text()}")
-                time.sleep(0.3)
+            if not wait_healthy(url, proc, start_s):
+                pytest.fail(f"{' '.join(command)} did not serve; its log:\n{log.read_text()}")
             yield url
             clean = True
         finally:
