@@ -18,9 +18,7 @@ import hmac
 import os
 import secrets
 import sys
-import threading
 import time
-from collections import OrderedDict, deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -29,6 +27,7 @@ import pandas as pd
 
 from dashboard import one_time_code
 from etl.config import sha256_hex
+from state.gate import DEFAULT_BUDGETS, KNOWN_ADDRESSES, PASSWORD_PACE, SignInGate, Ticket
 
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**15, 8, 1  # ~60 ms here: cheap to check, costly to guess
 ADMIN_HASH_ENV = "USAGE_ADMIN_PASSWORD_HASH"
@@ -163,6 +162,14 @@ def key_hash(pasted: str) -> str | None:
     return sha256_hex(text)
 
 
+__all__ = [
+    "DEFAULT_BUDGETS",
+    "KNOWN_ADDRESSES",
+    "PASSWORD_PACE",
+    "SignInGate",
+    "Ticket",
+]  # the gate, re-exported
+
 # --- slowing down guesses -----------------------------------------------------------------
 
 
@@ -195,176 +202,6 @@ class Throttle:
 
     def succeeded(self) -> None:
         self.failures, self.blocked_until = 0, 0.0
-
-
-@dataclass
-class Budget:
-    """At most `limit` failed sign-ins in any `window_s` seconds (a sliding window)."""
-
-    limit: int
-    window_s: float
-    charged: deque[float] = field(default_factory=deque)
-
-    def wait(self, now: float) -> float:
-        while self.charged and self.charged[0] <= now - self.window_s:
-            self.charged.popleft()
-        return 0.0 if len(self.charged) < self.limit else self.charged[0] + self.window_s - now
-
-
-# scrypt checks of passwords, lab-wide: 10 at once, then one every 6 s (10 a minute, about
-# 0.6 s of one core): a flood delays the right password by seconds, not minutes
-PASSWORD_PACE = (10, 6.0)
-KNOWN_ADDRESSES = 32
-
-
-@dataclass
-class Pace:
-    """At most `burst` checks at once, then one every `every_s` seconds (a token bucket):
-    a bound on the work, whose wait is seconds, never minutes."""
-
-    burst: int
-    every_s: float
-    tokens: float = field(init=False)
-    at: float | None = field(default=None, init=False)
-
-    def __post_init__(self) -> None:
-        self.tokens = float(self.burst)
-
-    def wait(self, now: float) -> float:
-        if self.at is not None:
-            self.tokens = min(float(self.burst), self.tokens + max(0.0, now - self.at) / self.every_s)
-        self.at = now
-        return 0.0 if self.tokens >= 1 - 1e-9 else (1 - self.tokens) * self.every_s  # 1e-9: sixths summed
-
-    def take(self) -> None:
-        self.tokens -= 1
-
-    def give_back(self) -> None:
-        self.tokens = min(float(self.burst), self.tokens + 1)
-
-
-@dataclass(frozen=True)
-class Ticket:
-    """An attempt admitted by the gate: charged to these budgets until it succeeds."""
-
-    kind: Literal["password", "key"]
-    budgets: tuple[Budget, ...]
-    at: float
-    pace: Pace | None = None
-    address: str | None = None
-
-
-class SignInGate:
-    """Process-wide bounds on checking credentials, whatever the sessions, addresses or
-    timing, that no flood can turn into a lock-out of the right credential:
-
-    - per client address (when one is known) and per account (one student key): failures
-      in a window, charged before the check under one lock, so concurrent submissions
-      cannot all pass one free place; a success gives its place back;
-    - passwords overall: a pace of scrypt checks (`Pace`), which bounds the work and the
-      guessing but only ever delays the next check by seconds. Addresses an administrator
-      signed in from (the last KNOWN_ADDRESSES) share a pace of their own: a flood from
-      other addresses, forged or not, leaves the professor's office its own turn;
-    - keys overall: nothing before the check. A key is a hash lookup, cheap to check, and
-      a long random string LiteLLM made, beyond guessing: the right one always gets in.
-      Failed keys are counted lab-wide afterwards (`failed`), which tells the log a flood
-      is on.
-
-    Administrators also have the one-time code (dashboard/one_time_code.py), checked
-    before this gate."""
-
-    def __init__(
-        self,
-        budgets: Mapping[str, tuple[int, float]] | None = None,
-        clock: Callable[[], float] = time.monotonic,
-        pace: tuple[int, float] = PASSWORD_PACE,
-    ) -> None:
-        self.limits = dict(budgets or DEFAULT_BUDGETS)
-        self.clock = clock
-        self.pace_limits = pace
-        self._budgets: dict[tuple[str, str], Budget] = {}
-        self._pace = Pace(*pace)
-        self._known_pace = Pace(*pace)
-        self._known: OrderedDict[str, None] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def admit(self, kind: Literal["password", "key"], account: str, address: str | None) -> Ticket | float:
-        """A ticket to check one credential, or the seconds until one may be checked."""
-        scopes = [(f"{kind}.account", account)] if kind == "key" else []
-        if address:
-            scopes.append(("address", address))
-        with self._lock:
-            now = self.clock()
-            budgets = tuple(self._budget(scope, name) for scope, name in scopes)
-            pace = None
-            if kind == "password":
-                pace = self._known_pace if address in self._known else self._pace
-            wait = max([b.wait(now) for b in budgets] + [pace.wait(now) if pace else 0.0])
-            if wait > 0:
-                return wait
-            for budget in budgets:
-                budget.charged.append(now)
-            if pace:
-                pace.take()
-            return Ticket(kind, budgets, now, pace, address)
-
-    def succeeded(self, ticket: Ticket) -> None:
-        with self._lock:
-            for budget in ticket.budgets:
-                if ticket.at in budget.charged:
-                    budget.charged.remove(ticket.at)
-            if ticket.pace:
-                ticket.pace.give_back()
-        if ticket.kind == "password":
-            self.known(ticket.address)
-
-    def known(self, address: str | None) -> None:
-        """An administrator signed in from `address`: its passwords get the known pace."""
-        if not address:
-            return
-        with self._lock:
-            self._known[address] = None
-            self._known.move_to_end(address)
-            while len(self._known) > KNOWN_ADDRESSES:
-                self._known.popitem(last=False)
-
-    def failed(self, ticket: Ticket) -> bool:
-        """Counts a failed key lab-wide; whether that count is now over its budget (a
-        flood: worth one line in the log)."""
-        if ticket.kind != "key":
-            return False
-        with self._lock:
-            now = self.clock()
-            everyone = self._budget("key.all", "")
-            over = everyone.wait(now) > 0
-            everyone.charged.append(now)
-            return not over and everyone.wait(now) > 0  # this one filled it
-
-    def reset(self) -> None:
-        with self._lock:
-            self._budgets.clear()
-            self._pace = Pace(*self.pace_limits)
-            self._known_pace = Pace(*self.pace_limits)
-            self._known.clear()
-
-    def _budget(self, scope: str, name: str) -> Budget:
-        budget = self._budgets.get((scope, name))
-        if budget is None:
-            if len(self._budgets) > 20_000:  # bounded: forget idle accounts and addresses
-                now = self.clock()
-                for stale in [k for k, b in self._budgets.items() if b.wait(now) == 0][:10_000]:
-                    del self._budgets[stale]
-            budget = self._budgets[(scope, name)] = Budget(*self.limits[scope])
-        return budget
-
-
-# (failures, seconds) per budget: a person who mistypes a few times never meets them; a
-# script meets them at once, and then checks one guess per window / failures seconds.
-DEFAULT_BUDGETS: Mapping[str, tuple[int, float]] = {
-    "key.account": (5, 600.0),  # the same (blocked, mistyped) key again and again
-    "key.all": (60, 600.0),  # every student's failures together: counted, never a wait
-    "address": (20, 600.0),
-}
 
 
 def _b64(raw: bytes) -> str:

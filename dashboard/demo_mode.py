@@ -20,7 +20,7 @@ import streamlit as st
 from dashboard import auth, signin
 from dashboard.strings import t
 from etl import demo, simulate
-from etl.config import Config
+from etl.config import Config, DashboardSettings
 from etl.price_book import Price, load_price_book
 from etl.store import DAY_FILE, STATE_FILE, requests_dir
 
@@ -68,12 +68,12 @@ def banner(store: Path) -> bool:
     return True
 
 
-def sign_in_choices(store: Path) -> None:
+def sign_in_choices(store: Path, settings: DashboardSettings) -> None:
     """On a demo's sign-in page: enter as the administrator, or as a simulated student
     with their made-up key (it goes through the real key check)."""
     st.markdown(t("demo.signin"))  # the banner above already says it is a demo: no second box
     if st.button(t("demo.as_admin"), type="primary", key="demo_admin"):
-        st.session_state["identity"] = replace(DEMO_ADMIN, store=signin.store_id(store))
+        signin.signed_in(replace(DEMO_ADMIN, store=signin.store_id(store)), settings)
         st.rerun()
     students = [p.user_id for p in simulate.PEOPLE if p.user_id != "prof.kim"]
     st.caption(t("demo.student_keys"))

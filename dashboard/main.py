@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import replace
@@ -19,6 +20,7 @@ from dashboard import (
     nodes,
     overview,
     panels,
+    sessions,
     signin,
 )
 from dashboard.strings import t
@@ -40,13 +42,23 @@ def main() -> None:
     store = demo_mode.store_to_show(config)
     base = reader(store, config.dashboard.timezone, demo_mode.prices(config, store))
     demo = demo_mode.banner(store)
+    store_id = signin.store_id(store)
+    admins = auth.administrators(_auth_secrets(), os.environ)
     identity: auth.Identity | None = st.session_state.get("identity")
-    if identity is not None and identity.store is not None and identity.store != signin.store_id(store):
+    if identity is not None and not sessions.still_open():
+        # signed out in another tab, or expired: every tab of the session ends with it
+        _clear()
+        identity = None
+    if identity is None:
+        # a reload or a new tab: the browser's cookie names the session, checked again
+        identity = sessions.restore(base, store_id, admins, functools.partial(_student, base))
+        if identity is not None:
+            st.session_state["identity"] = identity
+    if identity is not None and identity.store is not None and identity.store != store_id:
         # signed in on another store: the demo's one-click administrator must never become
         # an administrator of the real data once the ETL has filled the real store
         _sign_out()
         identity = None
-    admins = auth.administrators(_auth_secrets(), os.environ)
     if identity is not None and identity.role == "student":
         identity = _still_valid(identity, base)
     if identity is not None and not auth.still_admin(identity, admins):
@@ -55,10 +67,28 @@ def main() -> None:
         st.session_state["signed_out_because"] = "password"
         identity = None
     if identity is None:
-        if demo:
-            demo_mode.sign_in_choices(store)
-        signin.render(base, admins, store, demo=demo)
+
+        def sign_in() -> None:
+            # the link's parameters, kept for after the sign-in (which starts the pages
+            # afresh, and Streamlit with them the address bar's parameters)
+            st.session_state.setdefault(
+                "link_params", {k: st.query_params.get_all(k) for k in st.query_params}
+            )
+            sessions.drop_cookie()
+            if demo:
+                demo_mode.sign_in_choices(store, config.dashboard)
+            signin.render(base, admins, store, config.dashboard, demo=demo)
+
+        # every page's path leads to the sign-in, and stays in the address bar with its
+        # parameters: once signed in, the link opens the page it named
+        st.navigation(
+            [_page(sign_in, "signin.title", path, default=not i) for i, path in enumerate(PATHS)],
+            position="hidden",
+        ).run()
         return
+    sessions.hand_over()
+    if "link_params" in st.session_state:
+        st.query_params.from_dict(st.session_state.pop("link_params"))
     # Every page gets this reader, never `base`: a student's keys go into every query.
     scoped = ScopedReader(base, identity.keys)
     with st.sidebar:
@@ -102,6 +132,8 @@ def main() -> None:
     page.run()
 
 
+# every page's url_path, for the sign-in to keep a link's (the default first)
+PATHS = ("overview", "nodes", "budgets", "etl-status", "my-usage")
 # the pages the range and the filters apply to (a default page's url_path is ""): the others
 # show the present state (budgets, the ETL's runs) and take only the time zone they write in
 WHOLE_VIEW = frozenset({"", "nodes"})
@@ -128,8 +160,25 @@ def _still_valid(identity: auth.Identity, base: StoreReader) -> auth.Identity | 
     return renewed
 
 
+def _student(base: StoreReader, key_hash: str) -> auth.Identity | None:
+    return signin.student_check(key_hash, base).identity
+
+
 def _sign_out() -> None:
-    st.session_state.clear()  # identity, filters, highlight: nothing of the session stays
+    """Ends the session everywhere (every tab, the cookie) and forgets this tab's state."""
+    sessions.end()
+    _clear()
+
+
+def _clear() -> None:
+    """Nothing of the session stays (identity, filters, highlight) but what the sign-in
+    page has to say about why."""
+    notices = {k: st.session_state[k] for k in NOTICES if k in st.session_state}
+    st.session_state.clear()
+    st.session_state.update(notices)
+
+
+NOTICES = ("signed_out_because", "state_unavailable", "session_drop_cookie")
 
 
 def _auth_secrets() -> Mapping[str, Any]:

@@ -14,23 +14,19 @@ import json
 import os
 import secrets
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 
-STATE_ENV = "USAGE_DASHBOARD_STATE"
-DEFAULT_STATE = Path(".dashboard-state")
+from state.db import STATE_ENV, state_folder
+
+__all__ = ["STATE_ENV", "issue", "normalize", "state_folder", "use"]
+
 CODE_FILE = "one-time-code.json"
 LIFETIME_S = 600.0
 # 16 characters of 31 (no 0/O, 1/I/L): 79 bits, beyond guessing in ten minutes at any
 # rate, so the code needs no budget of its own and is checked before any
 ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
 LENGTH = 16
-
-
-def state_folder(env: Mapping[str, str]) -> Path:
-    """Where the dashboard keeps what it writes itself: USAGE_DASHBOARD_STATE, else
-    ./.dashboard-state."""
-    return Path(env.get(STATE_ENV) or DEFAULT_STATE)
 
 
 def issue(folder: Path, clock: Callable[[], float] = time.time) -> str:

@@ -5,29 +5,47 @@ letting a flood lock the right credential out."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import functools
 import logging
 import math
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
 import streamlit as st
 
-from dashboard import auth, one_time_code
+from dashboard import auth, one_time_code, sessions
 from dashboard.strings import t
+from etl.config import DashboardSettings
 from queries.runner import StoreReader
+from state import db as state_db
 
 log = logging.getLogger("dashboard.auth")
 
-# Process-wide: the bound on guessing, whatever the sessions, forged addresses or timing.
-GATE = auth.SignInGate()
+
+def gate() -> auth.SignInGate:
+    """The bound on guessing, whatever the sessions, processes, forged addresses or
+    timing: kept in the state database all the dashboard's processes share."""
+    return _gate(state_db.state_url(os.environ))
 
 
-def render(reader: StoreReader, admins: Mapping[str, str], store: Path, *, demo: bool = False) -> None:
+@functools.cache
+def _gate(url: str) -> auth.SignInGate:
+    return auth.SignInGate(db=state_db.shared(url))
+
+
+def render(
+    reader: StoreReader,
+    admins: Mapping[str, str],
+    store: Path,
+    settings: DashboardSettings,
+    *,
+    demo: bool = False,
+) -> None:
     """The sign-in form; `demo`: the demo's, whose administrator enters by its own button."""
     st.title(t("signin.title"))
     st.caption(t("signin.subtitle"))
@@ -37,10 +55,13 @@ def render(reader: StoreReader, admins: Mapping[str, str], store: Path, *, demo:
     because = st.session_state.pop("signed_out_because", None)
     if because in ("key", "password"):
         st.warning(t(f"signin.{because}_revoked"))
+    if st.session_state.pop("state_unavailable", False):
+        st.error(t("signin.state_down"))
     session = st.session_state.setdefault("signin_throttle", auth.Throttle())
     wait = session.wait()
     if wait > 0:
         st.warning(t("signin.wait", seconds=math.ceil(wait)))
+    door = _Door(session, reader, store, settings)
     student, admin = st.tabs([t("signin.student"), t("signin.admin")])
     with student, st.form("signin_student", clear_on_submit=True):
         pasted = st.text_input(
@@ -50,7 +71,7 @@ def render(reader: StoreReader, admins: Mapping[str, str], store: Path, *, demo:
             key_hash = auth.key_hash(pasted)
             del pasted  # the key's text: hashed already, never kept
             with notice:
-                _attempt(session, reader, store, ("key", key_hash), lambda: _student(key_hash or "", reader))
+                _attempt(door, ("key", key_hash), lambda: _student(key_hash or "", reader))
     with admin:
         if not admins:  # nothing to type a password against: say how to set one, no form
             # a demo's visitor has no server to run a command on: its button is the way in
@@ -64,49 +85,74 @@ def render(reader: StoreReader, admins: Mapping[str, str], store: Path, *, demo:
                 if one_time_code.use(password, one_time_code.state_folder(os.environ)):
                     del password
                     by_code = auth.Identity(role="admin", name="admin")
-                    GATE.known(_address())
-                    _signed_in(session, reader, store, by_code, "one-time code")
+                    with contextlib.suppress(state_db.StateUnavailable):  # the way in when all else fails
+                        gate().known(_address())
+                    _signed_in(door, by_code, "one-time code")
                     return
                 check = functools.partial(_admin, password, admins)
                 del password
                 with notice:
-                    _attempt(session, reader, store, ("password", "admin"), check)
+                    _attempt(door, ("password", "admin"), check)
+
+
+@dataclass(frozen=True)
+class _Door:
+    """Where a sign-in happens: the tab's own throttle, the store and its settings."""
+
+    session: auth.Throttle
+    reader: StoreReader
+    store: Path
+    settings: DashboardSettings
 
 
 def _attempt(
-    session: auth.Throttle,
-    reader: StoreReader,
-    store: Path,
+    door: _Door,
     account: tuple[Literal["password", "key"], str | None],
     check: Callable[[], tuple[auth.Identity | None, str]],
 ) -> None:
     """One sign-in: admitted by the gate, then checked; a failure is counted."""
     kind, name = account
     if name is None:  # not even shaped like a key: nothing to look up
-        _refused(session, "format")
+        _refused(door.session, "format")
         return
-    ticket = GATE.admit(kind, name, _address())
+    try:
+        ticket = gate().admit(kind, name, _address())
+    except state_db.StateUnavailable as exc:
+        # the budgets cannot be kept: nothing is checked, nobody let in unchecked
+        log.error("sign-in refused: the state database failed (%s)", exc)
+        st.error(t("signin.state_down"))
+        return
     if not isinstance(ticket, auth.Ticket):
         log.warning("sign-in not checked: too many failed %s attempts (%.0f s to wait)", kind, ticket)
         st.warning(t("signin.wait", seconds=math.ceil(ticket)))
         return
     identity, problem = check()
-    if identity is None:
-        if GATE.failed(ticket):
-            log.warning("sign-in flood: the lab-wide budget of failed %ss is spent", kind)
-        _refused(session, problem)
+    try:
+        if identity is None:
+            if gate().failed(ticket):
+                log.warning("sign-in flood: the lab-wide budget of failed %ss is spent", kind)
+            _refused(door.session, problem)
+            return
+        gate().succeeded(ticket)
+    except state_db.StateUnavailable as exc:
+        log.error("sign-in refused: the state database failed (%s)", exc)
+        st.error(t("signin.state_down"))
         return
-    GATE.succeeded(ticket)
-    _signed_in(session, reader, store, identity, kind)
+    _signed_in(door, identity, kind)
 
 
-def _signed_in(
-    session: auth.Throttle, reader: StoreReader, store: Path, identity: auth.Identity, by: str
-) -> None:
-    session.succeeded()
+def _signed_in(door: _Door, identity: auth.Identity, by: str) -> None:
+    door.session.succeeded()
     log.info("signed in: %s %s (%s)", identity.role, identity.name, by)
-    st.session_state["identity"] = replace(identity, store=store_id(store), checked=reader.version())
+    signed_in(replace(identity, store=store_id(door.store), checked=door.reader.version()), door.settings)
     st.rerun()
+
+
+def signed_in(identity: auth.Identity, settings: DashboardSettings) -> None:
+    """The one way into a session (a form, a one-time code, the demo's button): this tab
+    holds the identity, the state database the session behind the browser's cookie."""
+    st.session_state["identity"] = identity
+    sessions.begin(identity, identity.store or "", settings)
 
 
 def _admin(password: str, admins: Mapping[str, str]) -> tuple[auth.Identity | None, str]:

@@ -363,6 +363,10 @@ EN: dict[str, str] = {
         "You were signed out: the lab's LiteLLM no longer accepts the key you signed in with."
     ),
     "signin.refused.password": "Wrong password.",
+    "signin.state_down": (
+        "Sign-in is not possible right now: the dashboard cannot read its own records of "
+        "sessions. Try again in a minute; if it lasts, tell the lab's administrator."
+    ),
     # the nodes page
     "page.nodes": "Nodes",
     "nodes.verdicts": "Each node's verdict",

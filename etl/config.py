@@ -92,6 +92,10 @@ class DashboardSettings:
     top_names: int = 20
     grid_names: int = 12
     filter_names: int = 100
+    # how long a sign-in lasts unused (each use moves its end forward): an administrator's
+    # working day, a student's week (issue 29)
+    admin_session_hours: float = 12.0
+    student_session_days: float = 7.0
 
 
 @dataclass(frozen=True)
@@ -251,6 +255,7 @@ def _dashboard(table: Any, env: Mapping[str, str]) -> DashboardSettings:
             "prompt_bands",
             "stable_p95_ms",
             *NAME_LIMITS,
+            *SESSION_LIMITS,
         },
         "dashboard.",
     )
@@ -291,10 +296,17 @@ def _dashboard(table: Any, env: Mapping[str, str]) -> DashboardSettings:
             name: _count(table.get(name, getattr(DashboardSettings, name)), f"dashboard.{name}")
             for name in NAME_LIMITS
         },
+        admin_session_hours=_number(
+            table.get("admin_session_hours", 12.0), "dashboard.admin_session_hours", minimum=0.01
+        ),
+        student_session_days=_number(
+            table.get("student_session_days", 7.0), "dashboard.student_session_days", minimum=0.01
+        ),
     )
 
 
 NAME_LIMITS = ("top_names", "grid_names", "filter_names")
+SESSION_LIMITS = ("admin_session_hours", "student_session_days")
 
 
 def _count(value: Any, where: str) -> int:

@@ -13,6 +13,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator, Mapping
@@ -23,6 +24,7 @@ from typing import Any
 import pytest
 
 from dashboard.auth import hash_password
+from state.db import STATE_ENV, STATE_URL_ENV
 from tests import known_store
 
 REPO = Path(__file__).resolve().parent.parent
@@ -60,7 +62,18 @@ def free_port() -> int:
 
 @contextmanager
 def streamlit_server(env: dict[str, str], *args: str) -> Iterator[str]:
-    """`streamlit run app.py` on a free loopback port; yields its URL once healthy."""
+    """`streamlit run app.py` on a free loopback port; yields its URL once healthy. Its
+    state (sessions, sign-in budgets) is a folder of its own unless `env` names one."""
+    if STATE_ENV not in env and STATE_URL_ENV not in env:
+        if os.environ.get(STATE_ENV):  # the test's own folder (its one-time code's)
+            env = {**env, STATE_URL_ENV: ""}
+        else:
+            with (
+                tempfile.TemporaryDirectory(prefix="dashboard-state-") as state,
+                streamlit_server({**env, STATE_ENV: state, STATE_URL_ENV: ""}, *args) as url,
+            ):
+                yield url
+            return
     port = free_port()
     command = [
         *(sys.executable, "-m", "streamlit", "run", "app.py"),
@@ -163,7 +176,8 @@ def chromium(**context: Any) -> Iterator[Any]:
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
-            yield browser.new_page(**context)
+            # in a context of its own: `page.context.new_page()` is a new tab with its cookies
+            yield browser.new_context(**context).new_page()
         finally:
             browser.close()
 

@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 
 import psycopg
 import pytest
 
+from state.db import MEMORY, STATE_URL_ENV
 from tests import browser, litellm_db
 from tests.litellm_db import LiteLLMDatabase
 
 FAILED = pytest.StashKey[bool]()
+
+# The dashboard's own state (sessions, sign-in budgets) in this process's memory for the
+# AppTests; a server a test starts gets a state folder of its own (tests/browser.py)
+os.environ[STATE_URL_ENV] = MEMORY
 
 
 @pytest.hookimpl(wrapper=True)

@@ -15,6 +15,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dashboard import auth, one_time_code, signin
+from dashboard.strings import EN
 from etl.config import Config
 from etl.load import write_snapshot
 from etl.run import ingest_rows
@@ -23,10 +24,11 @@ from queries.filters import Filters
 from queries.pages import OVERVIEW_QUERIES
 from queries.runner import StoreReader, reader
 from queries.scope import ScopedReader
+from state.db import DB_FILE, STATE_ENV, STATE_URL_ENV
 from tests import known_store, storeview
 from tests.known_store import KST_NOV_21
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
+APP = str(Path(__file__).resolve().parent.parent / "page.py")
 PASSWORD = "correct horse battery staple"
 REFUSED = "The lab's LiteLLM does not accept this key. If it should, ask the lab's administrator."
 SEOUL_NOV_21 = {"range": "custom", "from": "2026-11-21", "to": "2026-11-21"}
@@ -45,7 +47,7 @@ def password_hash() -> str:
 @pytest.fixture(autouse=True)
 def fresh_budgets() -> None:
     """The sign-in budgets are process-wide: start each test with none spent."""
-    signin.GATE.reset()
+    signin.gate().reset()
 
 
 def app(
@@ -214,7 +216,8 @@ def test_guesses_from_fresh_sessions_delay_the_right_password_by_seconds_never_t
     minutes); a one-time code gets in at once and only once, and the students' form stays
     open."""
     now = [0.0]
-    monkeypatch.setattr(signin, "GATE", auth.SignInGate(clock=lambda: now[0]))
+    door = auth.SignInGate(clock=lambda: now[0])
+    monkeypatch.setattr(signin, "gate", lambda: door)
     monkeypatch.setenv(one_time_code.STATE_ENV, str(tmp_path))
     for _ in range(10):
         assert [e.value for e in sign_in(app(store, monkeypatch, password_hash), password="guess").error] == [
@@ -356,3 +359,24 @@ def test_anonymous_peers_are_letters_and_rounded_shares_among_students_only(tmp_
     write_snapshot(store / USERS_FILE, pa.Table.from_pylist([*users, staff], schema=USERS_SCHEMA))
     fresh = ScopedReader(StoreReader(store), (known_store.key_of("dave"),))
     assert len(fresh.peers(everyone, named=False, by="spend")) == 2  # the professor is not a student
+
+
+def test_without_its_state_database_the_dashboard_lets_nobody_in(
+    store: Path, monkeypatch: pytest.MonkeyPatch, password_hash: str, tmp_path: Path
+) -> None:
+    """The sign-in budgets cannot be kept: the right password and a valid key are refused
+    with a plain sentence, never let in unchecked; a session open before it failed ends."""
+    at = sign_in(app(store, monkeypatch, password_hash), password=PASSWORD)
+    assert at.session_state["identity"].role == "admin"
+    damaged = tmp_path / "damaged"
+    damaged.mkdir(mode=0o700)
+    (damaged / DB_FILE).write_bytes(b"not a database " * 300)
+    monkeypatch.setenv(STATE_URL_ENV, "")
+    monkeypatch.setenv(STATE_ENV, str(damaged))
+    at.run()
+    assert "identity" not in at.session_state and not at.exception
+    assert [e.value for e in at.error] == [EN["signin.state_down"]]
+    for credentials in ({"password": PASSWORD}, {"key": "sk-alice"}):
+        refused = sign_in(app(store, monkeypatch, password_hash), **credentials)
+        assert "identity" not in refused.session_state and not refused.metric
+        assert [e.value for e in refused.error] == [EN["signin.state_down"]]

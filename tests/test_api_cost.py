@@ -351,7 +351,7 @@ def open_app(
     monkeypatch.setenv("USAGE_TIMEZONE", "UTC")
     if identity.name != "no-prices":
         monkeypatch.setenv("USAGE_PRICE_BOOK", str(write(tmp_path / "prices.toml", PRICE_BOOK)))
-    app = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
+    app = AppTest.from_file(str(REPO / "page.py"), default_timeout=60)
     app.session_state["identity"] = identity
     for key, value in {"lang": lang, "range": "custom", "from": "2026-12-08", "to": "2026-12-12"}.items():
         app.query_params[key] = value

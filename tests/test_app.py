@@ -17,7 +17,7 @@ from dashboard.auth import Identity
 from dashboard.panels import toggled_highlight
 from tests import known_store, plotly_json
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
+APP = str(Path(__file__).resolve().parent.parent / "page.py")
 SEOUL_NOV_21 = {"range": "custom", "from": "2026-11-21", "to": "2026-11-21"}
 
 

@@ -171,7 +171,8 @@ def test_an_address_an_administrator_signed_in_from_keeps_its_own_turn() -> None
     assert sum(isinstance(a, auth.Ticket) for a in forged) <= 9  # forging it: a pace of its own
     for i in range(2 * auth.KNOWN_ADDRESSES):
         door.known(f"198.51.100.{i}")
-    assert len(door._known) == auth.KNOWN_ADDRESSES and "192.0.2.10" not in door._known
+    known = door.known_addresses()
+    assert len(known) == auth.KNOWN_ADDRESSES and "192.0.2.10" not in known
 
 
 def test_a_success_gives_its_place_back() -> None:

@@ -31,7 +31,7 @@ def store(tmp_path: Path) -> Path:
 
 @pytest.fixture(autouse=True)
 def fresh_budgets() -> None:
-    signin.GATE.reset()
+    signin.gate().reset()
 
 
 @pytest.fixture(scope="module")

@@ -31,7 +31,7 @@ from queries.metrics import BY_NAME
 from tests import known_store
 
 ROOT = Path(__file__).resolve().parent.parent
-APP = str(ROOT / "app.py")
+APP = str(ROOT / "page.py")
 SEOUL_NOV_21 = {"range": "custom", "from": "2026-11-21", "to": "2026-11-21"}
 KOREAN = SEOUL_NOV_21 | {"lang": "ko"}
 PASSWORD = "correct horse battery staple"
@@ -260,7 +260,7 @@ def app(
     monkeypatch.delenv("USAGE_LANGUAGE", raising=False)
     if password_hash:
         monkeypatch.setenv("USAGE_ADMIN_PASSWORD_HASH", password_hash)
-    signin.GATE.reset()
+    signin.gate().reset()
     at = AppTest.from_file(APP, default_timeout=60)
     if admin:
         at.session_state["identity"] = auth.Identity(role="admin", name="admin")

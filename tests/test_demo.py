@@ -21,7 +21,7 @@ from etl.errors import ConfigError
 from etl.run import ingest_rows, run_etl
 from tests import known_store, storeview
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
+APP = str(Path(__file__).resolve().parent.parent / "page.py")
 NOW = dt.datetime(2026, 12, 3, 3, 0, tzinfo=dt.UTC)
 
 

@@ -74,8 +74,9 @@ def test_systemd_accepts_the_units(tmp_path: Path) -> None:
     for unit in (*DEPLOY.glob("*.service"), *DEPLOY.glob("*.timer")):
         # the install directory here is this checkout, so that systemd finds the python
         text = unit.read_text(encoding="utf-8").replace(INSTALL_DIR, str(REPO))
-        (tmp_path / unit.name).write_text(text, encoding="utf-8")
-        units.append(str(tmp_path / unit.name))
+        name = unit.name.replace("@.", "@8501.")  # a template, as one of its instances
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        units.append(str(tmp_path / name))
     assert len(units) == 3
     result = subprocess.run(
         [analyze, "verify", "--man=no", *units], capture_output=True, text=True, timeout=60, check=False
@@ -87,6 +88,7 @@ def test_systemd_accepts_the_units(tmp_path: Path) -> None:
 def test_the_environment_files_name_settings_the_code_reads(name: str) -> None:
     sources = "".join(p.read_text(encoding="utf-8") for p in (REPO / "etl").glob("*.py"))
     sources += "".join(p.read_text(encoding="utf-8") for p in (REPO / "dashboard").glob("*.py"))
+    sources += "".join(p.read_text(encoding="utf-8") for p in (REPO / "state").glob("*.py"))
     text = (DEPLOY / name).read_text(encoding="utf-8")
     variables = re.findall(r"^#? ?([A-Z][A-Z0-9_]+)=", text, re.MULTILINE)
     assert variables

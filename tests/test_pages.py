@@ -15,7 +15,7 @@ from etl.config import Config
 from etl.run import ingest_rows
 from tests import known_store, plotly_json, test_node_queries, test_serving_insight
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
+APP = str(Path(__file__).resolve().parent.parent / "page.py")
 
 
 ADMIN = Identity(role="admin", name="admin")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import http.server
+import re
 import shutil
 import signal
 import subprocess
@@ -18,26 +19,41 @@ from pathlib import Path
 
 import pytest
 
+from bench.signin_guess import guess_once
 from bench.st_session import BrowserSession
+from dashboard.auth import PASSWORD_PACE, hash_password
+from dashboard.sessions import COOKIE
 from dashboard.strings import EN
-from tests.browser import free_port, known_store_server
+from state.db import STATE_ENV, STATE_URL_ENV
+from tests import known_store
+from tests.browser import chromium, free_port, known_store_server, sign_in_as_administrator, streamlit_server
 
 REPO = Path(__file__).resolve().parent.parent
 SNIPPET = REPO / "deploy" / "nginx-usage.conf"
-UPSTREAM = "127.0.0.1:8501"  # what the snippet proxies to; a test's server has another port
+UPSTREAMS = REPO / "deploy" / "nginx-usage-upstream.conf"
+UPSTREAM = "127.0.0.1:8501"  # the first process the files name; a test's server has another port
+SERVER_LINE = re.compile(r"^\s*server 127\.0\.0\.1:85\d\d;\n", re.MULTILINE)
 
 
 @contextmanager
-def nginx(tmp_path: Path, upstream: str) -> Iterator[str]:
-    """nginx serving the README's snippet (its upstream moved to `upstream`) on a free
-    loopback port; yields its URL."""
+def nginx(tmp_path: Path, *upstreams: str) -> Iterator[str]:
+    """nginx serving deploy/'s two files (the processes they name replaced by
+    `upstreams`) on a free loopback port; yields its URL. Each answer says which process
+    served it (X-Upstream, for the tests only)."""
     binary = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
     if binary is None:
         pytest.fail("nginx is missing: .ci/run installs Debian's nginx-light")
     snippet = SNIPPET.read_text(encoding="utf-8")
     tmp_path.mkdir(parents=True, exist_ok=True)
-    assert UPSTREAM in snippet
-    (tmp_path / "usage.conf").write_text(snippet.replace(UPSTREAM, upstream), encoding="utf-8")
+    assert "location / {" in snippet
+    test_header = "location / {\n    add_header X-Upstream $upstream_addr always;"
+    (tmp_path / "usage.conf").write_text(snippet.replace("location / {", test_header), encoding="utf-8")
+    named = UPSTREAMS.read_text(encoding="utf-8")
+    assert len(SERVER_LINE.findall(named)) == 2
+    servers = "".join(f"    server {upstream};\n" for upstream in upstreams)
+    (tmp_path / "upstream.conf").write_text(
+        SERVER_LINE.sub("", named).replace("consistent;\n", "consistent;\n" + servers, 1), encoding="utf-8"
+    )
     port = free_port()
     temp = {name: tmp_path / name for name in ("body", "proxy", "fastcgi", "uwsgi", "scgi")}
     for path in temp.values():
@@ -54,6 +70,7 @@ http {{
     fastcgi_temp_path {temp["fastcgi"]};
     uwsgi_temp_path {temp["uwsgi"]};
     scgi_temp_path {temp["scgi"]};
+    include {tmp_path}/upstream.conf;
     server {{
         listen 127.0.0.1:{port};
         include {tmp_path}/usage.conf;
@@ -144,3 +161,55 @@ def test_the_caddyfile_forbids_framing_and_keeps_caddys_own_address_handling() -
     assert "Content-Security-Policy \"frame-ancestors 'none'\"" in caddyfile
     assert "trusted_proxies" not in caddyfile  # trusting none: a client's X-Forwarded-For is replaced
     assert f"reverse_proxy {UPSTREAM}" in caddyfile
+
+
+def test_two_processes_behind_nginx_share_sign_ins_and_the_guessing_budget(tmp_path: Path) -> None:
+    """deploy/'s nginx files in front of two processes sharing one state folder: a
+    browser signed in through one is still signed in when moved to the other (a reload
+    with the stickiness broken), and wrong passwords sent to both at once get the one
+    lab-wide pace of checks, not one per process."""
+    store = known_store.build(tmp_path / "store")
+    env = {
+        "USAGE_STORE": str(store),
+        "USAGE_TIMEZONE": "Asia/Seoul",
+        "USAGE_ADMIN_PASSWORD_HASH": hash_password(PASSWORD),
+        STATE_ENV: str(tmp_path / "state"),
+        STATE_URL_ENV: "",
+    }
+    with (
+        streamlit_server(env) as one,
+        streamlit_server(env) as two,
+        nginx(tmp_path / "nginx", *(u.removeprefix("http://") for u in (one, two))) as url,
+    ):
+        with chromium() as page:
+            first = page.goto(url).headers["x-upstream"]
+            sign_in_as_administrator(page, PASSWORD, EN)
+            assert any(c["name"] == COOKIE for c in page.context.cookies())
+            other = next(u.removeprefix("http://") for u in (one, two) if u.removeprefix("http://") != first)
+            for route in range(200):  # a route cookie nginx sends to the other process
+                page.context.add_cookies([{"name": "usage_route", "value": f"moved-{route}", "url": url}])
+                if page.request.get(f"{url}/_stcore/health").headers["x-upstream"] == other:
+                    break
+            moved = page.reload()
+            assert moved is not None and moved.headers["x-upstream"] == other
+            page.wait_for_selector(f"button:has-text('{EN['signout.button']}')", timeout=60_000)
+
+        async def flood() -> list[str]:
+            guesses = [
+                guess_once((one, two)[i % 2], f"203.0.113.{i}", f"wrong-{i}") for i in range(FLOOD_GUESSES)
+            ]
+            return await asyncio.gather(*guesses)
+
+        began = time.monotonic()
+        outcomes = asyncio.run(flood())
+        seconds = time.monotonic() - began
+    burst, every_s = PASSWORD_PACE
+    checked = outcomes.count("checked")
+    assert outcomes.count("held_back") == FLOOD_GUESSES - checked
+    # one pace for both: its burst, and one more per `every_s` the flood lasted (two
+    # processes with a pace each would have checked 2 x burst at once)
+    assert burst <= checked <= burst + seconds / every_s + 1, (checked, seconds)
+
+
+FLOOD_GUESSES = 24
+PASSWORD = "correct horse battery staple"

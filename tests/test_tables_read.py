@@ -18,7 +18,7 @@ from etl.config import Config
 from etl.run import ingest_rows
 from tests import known_store, test_node_queries, test_pages
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
+APP = str(Path(__file__).resolve().parent.parent / "page.py")
 PAGES = ("nodes", "budgets", "etl-status")
 NOV_20 = {"range": "custom", "from": "2026-11-20", "to": "2026-11-21"}
 

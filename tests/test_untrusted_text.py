@@ -35,7 +35,7 @@ from tests.known_store import key_of, request
 from tests.litellm_db import spend_log
 
 REPO = Path(__file__).resolve().parent.parent
-APP = str(REPO / "app.py")
+APP = str(REPO / "page.py")
 LINKS = "[Sign in again](https://evil.example/phish) ![p](http://evil.example/x.png)"
 HTML = '<a href="https://evil.example/a">a</a><img src="https://evil.example/i.png"><b>b</b><br>'
 OTHER = "www.evil.example mail@evil.example $\\href{https://evil.example}{x}$ `c` *e* _f_ :red[g]"
