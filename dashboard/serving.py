@@ -15,8 +15,8 @@ import streamlit as st
 from dashboard import figures, panels, tables
 from dashboard import format as fmt
 from dashboard.figures import Span
-from dashboard.strings import t
-from dashboard.untrusted import short
+from dashboard.strings import plain, t
+from dashboard.untrusted import Markdown, short
 
 BAND_MEASURES = ("ttft_p50_ms", "ttft_p95_ms", "latency_p50_ms", "latency_p95_ms")
 NAME_CHARS = 10  # a highlighted user's name as a column header
@@ -181,7 +181,7 @@ LOAD_COLUMNS = (
     "ttft_p95_ms",
     "failure_rate",
     "requests_per_s",
-    "stable",
+    "within_target",
 )
 
 
@@ -193,13 +193,13 @@ def load_table(
     file_name: str = "load_table.csv",
 ) -> None:
     """Per node (and model), each level of concurrency with its latency, failures and
-    throughput (and the highlighted user's requests at it), the levels up to the stable
-    concurrency marked; all of it as CSV. It opens on the first node of `worst_first`
+    throughput (and the highlighted user's requests at it), each level's p95 against the
+    target by the measure it is judged on (load_table.sql `judged_on`), the stable
+    concurrency named; all of it as CSV. It opens on the first node of `worst_first`
     (the nodes in trouble, the worst first) that it has rows for, else on the busiest."""
+    target = fmt.duration_ms(target_ms)
     with st.container(border=True):
-        st.markdown(
-            f"**{t('serving.load')}**", help=t("serving.load.help", target=fmt.duration_ms(target_ms))
-        )
+        st.markdown(f"**{t('serving.load')}**", help=t("serving.load.help", target=target))
         load = data["load_table"]
         if load.empty:
             st.caption(t("serving.none"))
@@ -214,18 +214,15 @@ def load_table(
         everything = t("serving.load.all_models")
         model = right.selectbox(t("col.model"), [everything, *models], key="load_model")
         rows = here[here["model"].isna()] if model == everything else here[here["model"] == model]
-        stable = rows["stable_level"].dropna()
-        if stable.empty:
-            st.markdown(t("serving.load.none_stable", target=fmt.duration_ms(target_ms)))
-        else:
-            st.markdown(
-                t("serving.load.stable", level=int(stable.iloc[0]), target=fmt.duration_ms(target_ms))
-            )
+        st.markdown(_stable_sentence(rows, target))
+        st.caption(t("serving.load.judged", target=target))
         shown = rows.assign(
-            stable=rows["stable"].map(lambda ok: t("serving.load.ok" if ok else "serving.load.over"))
+            within_target=[
+                _judgement(ok, on) for ok, on in zip(rows["within_target"], rows["judged_on"], strict=True)
+            ]
         )
         columns = {c: st.column_config.NumberColumn(t(f"col.{c}")) for c in LOAD_COLUMNS}
-        columns["stable"] = st.column_config.TextColumn(t("col.stable"))
+        columns["within_target"] = st.column_config.TextColumn(plain("col.within_target", target=target))
         formats: dict[str, tables.Formatter] = {
             "in_flight": fmt.count,
             "requests": fmt.count,
@@ -248,6 +245,36 @@ def load_table(
             key="download_load_table",
             on_click="ignore",
         )
+
+
+def _stable_sentence(rows: pd.DataFrame, target: str) -> str:
+    """The stable concurrency of `rows` (one node, or one node and model, by level) and
+    the measures it was judged on; where there is none, how far over the lowest level is."""
+    judged = rows[rows["judged_p95_ms"].notna()]
+    stable = rows["stable_level"].dropna()
+    if not stable.empty:
+        level = int(stable.iloc[0])
+        used = dict.fromkeys(judged.loc[judged["in_flight"] <= level, "judged_on"])
+        measures = t("serving.load.and").join(t(f"serving.load.measure.{m}") for m in used)
+        return t("serving.load.stable", level=level, measures=Markdown(measures), target=target)
+    if judged.empty:
+        return t("serving.none")
+    lowest = judged.iloc[0]  # rows come by level: the lowest, already over
+    return t(
+        "serving.load.none_stable",
+        target=target,
+        measure=t(f"serving.load.measure.{lowest['judged_on']}"),
+        value=fmt.duration_ms(lowest["judged_p95_ms"]),
+        level=int(lowest["in_flight"]),
+    )
+
+
+def _judgement(within: Any, judged_on: Any) -> str:
+    """A level's p95 against the target, and by which measure: "yes (TTFT)", "over (latency)"."""
+    if fmt.missing(within):
+        return ""
+    measure = plain(f"serving.load.short.{judged_on}")
+    return plain("serving.load.ok" if within else "serving.load.over", measure=measure)
 
 
 def _per_second(value: Any) -> str:

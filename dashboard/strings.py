@@ -505,7 +505,7 @@ EN: dict[str, str] = {
     "col.in_flight": "In flight",
     "col.latency_avg_ms": "Latency mean",
     "col.requests_per_s": "Requests/s",
-    "col.stable": "p95 ≤ target",
+    "col.within_target": "p95 ≤ {target}",
     "unit.per_s": "{value}/s",
     "nodes.own_only": (
         "Your own requests only: how the nodes served you. Requests in flight, shares and the load "
@@ -542,14 +542,26 @@ EN: dict[str, str] = {
     "serving.load.help": (
         "Each level of concurrency: how many requests the node had in flight when a request started"
         " (itself included). Requests/s: the requests that started at that level per second the "
-        "node spent at it. The stable concurrency is the highest level up to which p95 latency "
-        "stays within {target}."
+        "node spent at it. The stable concurrency is the highest level up to which p95 stays "
+        "within {target}: the time to first token's where most of a level's requests were "
+        "streamed, the latency's elsewhere."
     ),
     "serving.load.all_models": "All models",
-    "serving.load.stable": "Stable up to **{level}** requests in flight (p95 latency within {target}).",
-    "serving.load.none_stable": "p95 latency exceeds {target} from the lowest level on.",
-    "serving.load.ok": "yes",
-    "serving.load.over": "over",
+    "serving.load.stable": "Stable up to **{level}** requests in flight ({measures} within {target}).",
+    "serving.load.none_stable": (
+        "Over {target} from the lowest level on: {measure} is {value} at {level} in flight."
+    ),
+    "serving.load.judged": (
+        "A level where most requests were streamed is held to {target} by its TTFT p95 (a long "
+        "answer takes long however soon it starts); any other by its latency p95."
+    ),
+    "serving.load.measure.ttft_p95_ms": "TTFT p95",
+    "serving.load.measure.latency_p95_ms": "latency p95",
+    "serving.load.and": " and ",
+    "serving.load.short.ttft_p95_ms": "TTFT",
+    "serving.load.short.latency_p95_ms": "latency",
+    "serving.load.ok": "yes ({measure})",
+    "serving.load.over": "over ({measure})",
     "serving.load.download": "Load table (CSV)",
     "axis.requests_share": "Share of requests",
     "series.failed": "failed requests",

@@ -463,7 +463,7 @@ KO: dict[str, str] = {
     "col.in_flight": "동시 요청",
     "col.latency_avg_ms": "지연 시간 평균",
     "col.requests_per_s": "초당 요청",
-    "col.stable": "p95 ≤ 목표",
+    "col.within_target": "p95 ≤ {target}",
     "unit.per_s": "{value}/초",
     "nodes.own_only": (
         "내 요청만 보여 줍니다: 노드가 나를 어떻게 처리했는지입니다. 동시 요청, "
@@ -500,14 +500,26 @@ KO: dict[str, str] = {
     "serving.load.help": (
         "동시 요청 수준: 요청이 시작될 때 노드에서 처리 중이던 요청 수(자신 "
         "포함)입니다. 초당 요청: 그 수준에서 시작된 요청 수를 노드가 그 수준에 머문"
-        " 시간(초)으로 나눈 값입니다. 안정 동시성은 p95 지연 시간이 "
-        "{target} 이내로 유지되는 가장 높은 수준입니다."
+        " 시간(초)으로 나눈 값입니다. 안정 동시성은 p95가 {target} 이내로 유지되는 "
+        "가장 높은 수준입니다: 요청 대부분이 스트리밍된 수준은 첫 토큰까지 시간의 "
+        "p95, 나머지는 지연 시간의 p95입니다."
     ),
     "serving.load.all_models": "모든 모델",
-    "serving.load.stable": "동시 요청 **{level}**개까지 안정적입니다 (p95 지연 시간 {target} 이내).",
-    "serving.load.none_stable": "가장 낮은 수준부터 p95 지연 시간이 {target}을 넘습니다.",
-    "serving.load.ok": "예",
-    "serving.load.over": "초과",
+    "serving.load.stable": "동시 요청 **{level}**개까지 안정적입니다 ({measures} {target} 이내).",
+    "serving.load.none_stable": (
+        "가장 낮은 수준부터 {target}을 넘습니다: 동시 요청 {level}개에서 {measure} {value}."
+    ),
+    "serving.load.judged": (
+        "요청 대부분이 스트리밍된 수준은 TTFT p95로, 그 밖의 수준은 지연 시간 p95로 "
+        "{target} 목표와 비교합니다 (긴 답변은 빨리 시작해도 오래 걸립니다)."
+    ),
+    "serving.load.measure.ttft_p95_ms": "TTFT p95",
+    "serving.load.measure.latency_p95_ms": "지연 시간 p95",
+    "serving.load.and": " 및 ",
+    "serving.load.short.ttft_p95_ms": "TTFT",
+    "serving.load.short.latency_p95_ms": "지연",
+    "serving.load.ok": "예 ({measure})",
+    "serving.load.over": "초과 ({measure})",
     "serving.load.download": "부하 표 (CSV)",
     "axis.requests_share": "요청 비율",
     "series.failed": "실패한 요청",

@@ -82,8 +82,9 @@ class DashboardSettings:
     stale_after_minutes: float = 30.0  # warn when the last good ETL run is older
     peers: Literal["anonymous", "named", "hidden"] = "anonymous"  # what students see of others
     language: Language = "en"  # the page's language until a person picks another
-    # the Nodes page's prompt-length bands (their edges, prompt tokens) and the p95 latency
-    # up to which a level of concurrency counts as stable
+    # the Nodes page's prompt-length bands (their edges, prompt tokens) and the p95 up to
+    # which a level of concurrency counts as stable (time to first token where most of the
+    # level's requests were streamed, latency elsewhere: queries/load_table.sql)
     prompt_bands: tuple[int, ...] = (500, 2000, 8000, 32000)
     stable_p95_ms: float = 3000.0
     # how many names a breakdown shows (clients, models, nodes, users; the user-by-client

@@ -149,7 +149,7 @@ PER_MODEL = (
     "load_table",
     "routing",
 )
-STABLE_P95_MS = 3000.0  # the load table's stable concurrency: p95 latency at most this
+STABLE_P95_MS = 3000.0  # the load table's stable concurrency: p95 (TTFT if streamed) at most this
 
 
 def nodes(

@@ -17,8 +17,9 @@ it) can be computed once and kept, as partials:
   and `bands` only of the measures their pages read, MEASURES_OF: the times and speed);
 - `levels`: the same per node, model and level in flight at the request's start (capped
   at 64);
-- `load`: per node, model, level at the start and status, the requests and the sum of
-  their latency (the PARTS of queries/metrics.py, so that its measures read them);
+- `load`: per node, model, level at the start and status, the requests, the streamed
+  ones and the sum of their latency (the PARTS of queries/metrics.py, so that its
+  measures read them);
 - `level_time`: per node and level in flight (capped alike), the microseconds spent at it;
 - `cache`: per local date, node and model, the requests, prompt and cached tokens;
 - `bands`: like `perf`, per node, model and prompt band (the band edges are set on the
@@ -51,7 +52,15 @@ LEVEL_CAP = 64  # levels in flight above this are counted together
 PROMPT_BANDS = (500, 2000, 8000, 32000)  # prompt tokens: <500, 500-2k, 2k-8k, 8k-32k, >=32k
 DICTIONARY = ("node", "model_group", "measure", "error_class", "status", "fell_back_from")
 # the columns that add up when partials of several spans merge; the others are the keys
-ADDED_VALUES = ("n", "duration_sum", "us", "prompt_sum", "cached_sum", *(p.name for p in ROUTING_PARTS))
+ADDED_VALUES = (
+    "n",
+    "n_streamed",
+    "duration_sum",
+    "us",
+    "prompt_sum",
+    "cached_sum",
+    *(p.name for p in ROUTING_PARTS),
+)
 
 PARTIAL_SCHEMAS: dict[str, pa.Schema] = {
     "flight": pa.schema(
@@ -92,6 +101,7 @@ PARTIAL_SCHEMAS: dict[str, pa.Schema] = {
             ("in_flight", pa.int32()),
             ("status", pa.string()),
             ("n", pa.int64()),
+            ("n_streamed", pa.int64()),
             ("duration_sum", pa.int64()),
         ]
     ),
@@ -151,7 +161,8 @@ PARTIAL_SQL: dict[str, str] = {
         SELECT node, model_group, in_flight, measure, hist_bin(value) AS bin, sum(n) AS n
         FROM serving_levels GROUP BY ALL""",
     "load": """
-        SELECT node, model_group, in_flight, status, sum(n) AS n, sum(duration_sum) AS duration_sum
+        SELECT node, model_group, in_flight, status, sum(n) AS n, sum(n_streamed) AS n_streamed,
+               sum(duration_sum) AS duration_sum
         FROM serving_load GROUP BY ALL""",
     "level_time": """
         SELECT node, in_flight, sum(us) AS us FROM serving_level_time WHERE in_flight > 0 GROUP BY ALL""",
@@ -258,9 +269,9 @@ _ROUTED = ", ".join(f"{{row}}.{p.name}" for p in ROUTING_PARTS)
 # node spent at each level in flight, and the prompt cache's tokens per display bucket
 SERVING_SUMS = f"""
 CREATE VIEW serving_load AS
-SELECT l.node, l.model_group, l.in_flight, l.status, l.n, l.duration_sum FROM window_load l
+SELECT l.node, l.model_group, l.in_flight, l.status, l.n, l.n_streamed, l.duration_sum FROM window_load l
 UNION ALL
-SELECT r.node, r.model_group, r.in_flight, r.status, 1, r.duration_ms FROM started r;
+SELECT r.node, r.model_group, r.in_flight, r.status, 1, r.n_streamed, r.duration_ms FROM started r;
 
 CREATE VIEW serving_level_time AS
 SELECT t.node, t.in_flight, t.us FROM window_level_time t
@@ -390,8 +401,8 @@ READ_ONCE = {
     "flight_segments": "*",
     "scoped": ", ".join(
         dict.fromkeys((
-            "start_time", "node", "model_group", "status", "error_class", "q15", "n", "duration_ms",
-            "prompt_tokens", "cached_tokens", "attempted_fallbacks", "original_model_group",
+            "start_time", "node", "model_group", "status", "error_class", "q15", "n", "n_streamed",
+            "duration_ms", "prompt_tokens", "cached_tokens", "attempted_fallbacks", "original_model_group",
             *MEASURES, *(p.name for p in ROUTING_PARTS),
         ))
     ),

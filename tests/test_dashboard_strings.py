@@ -141,6 +141,11 @@ def test_every_key_made_at_run_time_exists() -> None:
         "signin.refused.password",
         *(f"panel.peers.{mode}" for mode in ("anonymous", "named", "hidden")),
         *(f"col.{label}" for label in ("node", "model")),
+        *(
+            f"serving.load.{form}.{m}"
+            for form in ("measure", "short")
+            for m in ("ttft_p95_ms", "latency_p95_ms")
+        ),
         *(f"period.{unit}" for unit in ("s", "m", "h", "d", "mo")),
     ]
     assert [key for key in made if key not in EN] == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -122,13 +123,22 @@ def test_the_nodes_page_shows_serving_insight(node_store: Path, monkeypatch: pyt
         "l40-a · qwen3-coder-30b",
     ]
     assert list(bands["requests"]) == [1, 2, 3]
+    # the Blackwell's one request (r6) was streamed: held to 3 s by its first token, 850 ms
     markdown = [m.value for m in at.markdown]
-    assert "Stable up to **1** requests in flight (p95 latency within 3.0 s)." in markdown
+    assert "Stable up to **1** requests in flight (TTFT p95 within 3.0 s)." in markdown
     at.selectbox(key="load_node").select("l40-a").run()
-    assert "p95 latency exceeds 3.0 s from the lowest level on." in [m.value for m in at.markdown]
+    # l40-a at 1 in flight: r4 and r5, not streamed, 15 s and 20 s: latency p95 19.75 s;
+    # at 2: r1, r2, r3, streamed, first tokens after 1 s, 0.5 s, 2 s: TTFT p95 1.9 s
+    over = next(m.value for m in at.markdown if m.value.startswith("Over 3.0 s from the lowest level on: "))
+    found = re.fullmatch(
+        r"Over 3\.0 s from the lowest level on: latency p95 is ([\d.]+) s at 1 in flight\.", over
+    )
+    assert found and float(found[1]) == pytest.approx(19.75, abs=0.2)  # percentile bins: within 1 %
     load = frame_with(at, "in_flight")
     assert list(load["in_flight"]) == [1, 2] and list(load["requests"]) == [2, 3]
-    assert list(load["stable"]) == ["over", "over"]
+    assert list(load["within_target"]) == ["over (latency)", "yes (TTFT)"]
+    assert list(load["latency_p95_ms"]) == [pytest.approx(19750, rel=0.01), pytest.approx(29000, rel=0.01)]
+    assert list(load["ttft_p95_ms"])[1] == pytest.approx(1900, rel=0.01)
     routed = frame_with(at, "fallback_requests").set_index("node")
     # LiteLLM's own rows: every request routed as asked, no retry
     assert routed["requests"].to_dict() == {"l40-a": 5, "blackwell": 1}
@@ -152,7 +162,8 @@ def test_a_student_sees_how_the_nodes_served_their_own_requests_only(
         range="custom",
         **{"from": "2026-11-19", "to": "2026-11-21"},
     )
-    assert "p95 latency exceeds 3.0 s from the lowest level on." in [m.value for m in at.markdown]
+    # a1 and b1, streamed, one after the other: first tokens after 500 and 800 ms
+    assert "Stable up to **1** requests in flight (TTFT p95 within 3.0 s)." in [m.value for m in at.markdown]
     assert at.info[0].value.startswith("Your own requests only")  # not the nodes' whole load
     assert [h.value for h in at.main.header] == ["Nodes"]
     nodes = frame_with(at, "requests_share")
