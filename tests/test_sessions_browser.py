@@ -6,7 +6,6 @@ and a cookie of another store open nothing, and a forged cookie is simply signed
 from __future__ import annotations
 
 import json
-import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -22,7 +21,7 @@ from dashboard.sessions import COOKIE, HEADER, ROUTE
 from dashboard.strings import EN
 from etl.load import write_snapshot
 from etl.store import KEYS_FILE
-from state.db import STATE_ENV, STATE_URL_ENV
+from state.db import STATE_ENV, STATE_URL_ENV, StateDB, state_url
 from tests import known_store
 from tests.browser import ARTIFACTS, chromium, streamlit_server, wait_until_rendered
 
@@ -176,27 +175,49 @@ def test_a_cookie_made_on_one_store_opens_nothing_on_another(tmp_path: Path) -> 
         assert not signed_in(page)
 
 
+def post(url: str, body: object, headers: dict[str, str]) -> tuple[int, str | None]:
+    """POST to the session route: the status and the Set-Cookie header."""
+    request = urllib.request.Request(  # noqa: S310
+        f"{url}/{ROUTE}",
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json", **headers},
+        method="POST",
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=10) as answer:  # noqa: S310
+            return answer.status, answer.headers.get("Set-Cookie")
+    except urllib.error.HTTPError as refused:
+        return refused.code, refused.headers.get("Set-Cookie")
+
+
 def test_the_session_route_refuses_anything_but_a_fresh_ticket(tmp_path: Path) -> None:
-    with (
-        tempfile.TemporaryDirectory() as state,
-        server(known_store.build(tmp_path / "store"), Path(state)) as url,
-    ):
-        answers = []
-        for headers, body in [
-            ({}, {"ticket": "x"}),  # no custom header: a cross-site form
-            ({HEADER: "1"}, {"ticket": "made-up"}),
-            ({HEADER: "1"}, ["not", "an", "object"]),
-            ({HEADER: "1"}, {"ticket": "x" * 5000}),
-        ]:
-            request = urllib.request.Request(  # noqa: S310
-                f"{url}/{ROUTE}",
-                data=json.dumps(body).encode(),
-                headers={"Content-Type": "application/json", **headers},
-                method="POST",
-            )
-            try:
-                with urllib.request.urlopen(request, timeout=10) as answer:  # noqa: S310
-                    answers.append((answer.status, answer.headers.get("Set-Cookie")))
-            except urllib.error.HTTPError as refused:
-                answers.append((refused.code, refused.headers.get("Set-Cookie")))
+    """A ticket is good once, for a cookie with all its flags (Secure when the proxy says
+    the page was served over HTTPS); anything else is a bare 403 without a cookie."""
+    state = tmp_path / "state"
+    with server(known_store.build(tmp_path / "store"), state) as url:
+        db = StateDB(state_url({STATE_ENV: str(state)}))
+        _, ticket = db.open_session(
+            role="admin",
+            name="admin",
+            user_id=None,
+            credential=None,
+            store="x",
+            lifetime_s=60.0,
+            now=time.time(),
+        )
+        status, cookie = post(url, {"ticket": ticket}, {HEADER: "1", "X-Forwarded-Proto": "https"})
+        assert status == 204 and cookie is not None
+        flags = {part.strip().split("=")[0].lower() for part in cookie.split(";")[1:]}
+        assert {"httponly", "secure", "samesite", "path", "max-age"} <= flags
+        assert "samesite=strict" in cookie.lower() and "path=/" in cookie.lower()
+        assert post(url, {"ticket": ticket}, {HEADER: "1"}) == (403, None)  # once
+        answers = [
+            post(url, body, headers)
+            for headers, body in [
+                ({}, {"ticket": "x"}),  # no custom header: a cross-site form
+                ({HEADER: "1"}, {"ticket": "made-up"}),
+                ({HEADER: "1"}, ["not", "an", "object"]),
+                ({HEADER: "1"}, {"ticket": "x" * 5000}),
+            ]
+        ]
     assert answers == [(403, None)] * 4
