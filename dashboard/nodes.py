@@ -120,63 +120,81 @@ def render(config: Config, reader: Reader, state: ViewState, *, own_only: bool =
             st.caption(glance.window_text(pages.verdict_window(filters)))
             st.markdown("\n".join(f"- {line}" for line in glance.nodes(judged, shown=len(judged))))
 
-    with st.container(border=True):
+    # Below the verdicts, one tab per section: one under the other they were ~5,900 px
+    # tall, and the load table or the failures took scrolling through everything above.
+    # Every tab's content is still sent (hidden tabs are display:none), so each element's
+    # key stays what it was.
+    # The key is on a container around the tabs: with it on st.tabs itself (a widget's key
+    # in this Streamlit), the sidebar's range showed "Last 24 hours" over a custom view in
+    # the screenshots, twice; not so without.
+    tabs = st.container(key="nodes_tabs").tabs([t(f"nodes.tab.{name}") for name in TABS])
+    section = dict(zip(TABS, tabs, strict=True))
+    with section["table"], st.container(border=True):
         st.markdown(f"**{t('nodes.table')}**", help=t("nodes.table.help"))
         _table(data["node_performance"], "node", mine.get("node_performance"), who)
         st.markdown(f"**{t('nodes.models')}**")
         _table(data["model_performance"], "model", None, None)
     span = panels.chart_span(filters)
-    left, right = st.columns(2)
-    with left, st.container(border=True):
-        st.markdown(f"**{t('nodes.concurrency')}**", help=t("nodes.concurrency.help"))
-        figure = figures.node_lines(
-            data["concurrency"], "peak_in_flight", t("axis.in_flight"), hover="%{y:,}", span=span
-        )
-        st.plotly_chart(figure, key="concurrency")
-    with right, st.container(border=True):
-        st.markdown(f"**{t('nodes.saturation')}**", help=t("nodes.saturation.help"))
-        figure = figures.node_lines(
-            data["latency_by_concurrency"],
-            "latency_p50_ms",
-            t("axis.latency"),
-            mine.get("latency_by_concurrency"),
-            who,
-            x="in_flight",
-        )
-        st.plotly_chart(figure, key="saturation")
     highlighted = serving.Highlighted(who, mine) if who is not None else None
-    csv = panels.csv_name("load_table", filters)
-    serving.load_table(data, settings.stable_p95_ms, highlighted, worst_first, file_name=csv)
-    left, right = st.columns(2)
-    with left, st.container(border=True):
-        st.markdown(f"**{t('nodes.speed')}**")
-        figure = figures.node_lines(
-            data["node_speed_by_bucket"],
-            "output_tps_p50",
-            t("axis.tps"),
-            mine.get("node_speed_by_bucket"),
-            who,
-            hover=plain("unit.tok_s", value="%{y:,.1f}"),  # as format.rate writes it
-            span=span,
-        )
-        st.plotly_chart(figure, key="speed")
-    with right, st.container(border=True):
-        st.markdown(f"**{t('nodes.ttft')}**")
-        figure = figures.node_lines(
-            data["node_speed_by_bucket"],
-            "ttft_p50_ms",
-            t("axis.ttft"),
-            mine.get("node_speed_by_bucket"),
-            who,
-            span=span,
-        )
-        st.plotly_chart(figure, key="ttft")
-    serving.prompt_bands(data, highlighted)
-    serving.prefix_cache(data, span, highlighted)
-    serving.routing(data, span, highlighted)
-    with st.container(border=True):
+    with section["load"]:
+        left, right = st.columns(2)
+        with left, st.container(border=True):
+            st.markdown(f"**{t('nodes.concurrency')}**", help=t("nodes.concurrency.help"))
+            figure = figures.node_lines(
+                data["concurrency"], "peak_in_flight", t("axis.in_flight"), hover="%{y:,}", span=span
+            )
+            st.plotly_chart(figure, key="concurrency")
+        with right, st.container(border=True):
+            st.markdown(f"**{t('nodes.saturation')}**", help=t("nodes.saturation.help"))
+            figure = figures.node_lines(
+                data["latency_by_concurrency"],
+                "latency_p50_ms",
+                t("axis.latency"),
+                mine.get("latency_by_concurrency"),
+                who,
+                x="in_flight",
+            )
+            st.plotly_chart(figure, key="saturation")
+        csv = panels.csv_name("load_table", filters)
+        serving.load_table(data, settings.stable_p95_ms, highlighted, worst_first, file_name=csv)
+    with section["speed"]:
+        left, right = st.columns(2)
+        with left, st.container(border=True):
+            st.markdown(f"**{t('nodes.speed')}**")
+            figure = figures.node_lines(
+                data["node_speed_by_bucket"],
+                "output_tps_p50",
+                t("axis.tps"),
+                mine.get("node_speed_by_bucket"),
+                who,
+                hover=plain("unit.tok_s", value="%{y:,.1f}"),  # as format.rate writes it
+                span=span,
+            )
+            st.plotly_chart(figure, key="speed")
+        with right, st.container(border=True):
+            st.markdown(f"**{t('nodes.ttft')}**")
+            figure = figures.node_lines(
+                data["node_speed_by_bucket"],
+                "ttft_p50_ms",
+                t("axis.ttft"),
+                mine.get("node_speed_by_bucket"),
+                who,
+                span=span,
+            )
+            st.plotly_chart(figure, key="ttft")
+    with section["bands"]:
+        serving.prompt_bands(data, highlighted)
+    with section["cache"]:
+        serving.prefix_cache(data, span, highlighted)
+    with section["routing"]:
+        serving.routing(data, span, highlighted)
+    with section["failures"], st.container(border=True):
         st.markdown(f"**{t('nodes.failures')}**")
         st.plotly_chart(figures.failures_over_time(data["failures_by_bucket"], span), key="failures")
+
+
+# The page's sections below the verdicts, a tab each (labels: strings.py nodes.tab.<name>)
+TABS = ("table", "load", "speed", "bands", "cache", "routing", "failures")
 
 
 def _table(frame: pd.DataFrame, label: str, mine: pd.DataFrame | None, who: str | None) -> None:

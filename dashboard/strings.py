@@ -377,6 +377,13 @@ EN: dict[str, str] = {
         "of its requests (and at least 5) failed; down when it served nothing while it did before; "
         "too few to judge under 30 requests (20 streamed for speed)."
     ),
+    "nodes.tab.table": "Nodes and models",
+    "nodes.tab.load": "Load",
+    "nodes.tab.speed": "Speed over time",
+    "nodes.tab.bands": "Prompt length",
+    "nodes.tab.cache": "Prefix caching",
+    "nodes.tab.routing": "Routing",
+    "nodes.tab.failures": "Failures",
     "nodes.table": "Per GPU node",
     "nodes.models": "Per model",
     "nodes.table.help": (

@@ -339,6 +339,13 @@ KO: dict[str, str] = {
         "많음, 이전에는 처리했지만 이번에 처리한 요청이 없으면 중단, 요청 30건 "
         "미만(속도는 스트리밍 20건 미만)이면 판단 보류입니다."
     ),
+    "nodes.tab.table": "노드와 모델",
+    "nodes.tab.load": "부하",
+    "nodes.tab.speed": "속도 추이",
+    "nodes.tab.bands": "프롬프트 길이",
+    "nodes.tab.cache": "프리픽스 캐싱",
+    "nodes.tab.routing": "라우팅",
+    "nodes.tab.failures": "실패",
     "nodes.table": "GPU 노드별",
     "nodes.models": "모델별",
     "nodes.table.help": (

@@ -42,7 +42,8 @@ SHOTS = (
     Shot("overview-light", "light", f"/?{VIEW}"),
     Shot("overview-dark", "dark", f"/?{VIEW}&highlight=junho.lee"),
     Shot("overview-korean", "light", f"/?{VIEW}&lang=ko", lang="ko"),
-    Shot("nodes", "light", f"/?{VIEW}", page="page.nodes", charts=8, height=5300),
+    # the verdicts and the first tab, the nodes' and models' tables (the rest are tabs)
+    Shot("nodes", "light", f"/?{VIEW}", page="page.nodes", charts=8, height=1500),
     Shot("student", "light", f"/?{VIEW}", student=True, charts=4, height=2300),
 )
 

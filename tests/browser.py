@@ -198,10 +198,12 @@ def chart_data(page: Any, key: str) -> list[dict[str, Any]]:
     return data
 
 
-# Every table of the page: its headers and rows, from the accessible table glide-data-grid
+# Every table on show: its headers and rows, from the accessible table glide-data-grid
 # keeps beside its canvas (the cells themselves are drawn, not written; the accessible
-# table holds the values, not the text drawn: 3800 where the cell reads 3.8 s).
+# table holds the values, not the text drawn: 3800 where the cell reads 3.8 s). A table
+# in a tab not chosen is not on show (display: none), and glide has not drawn it.
 _TABLES = """() => [...document.querySelectorAll("[data-testid='stDataFrame'] table[aria-colcount]")]
+  .filter(table => table.closest("[data-testid='stDataFrame']").checkVisibility())
   .map(table => ({
     headers: [...table.querySelectorAll('thead th')].map(th => th.textContent.trim()),
     rows: [...table.querySelectorAll('tbody tr')]
@@ -210,15 +212,25 @@ _TABLES = """() => [...document.querySelectorAll("[data-testid='stDataFrame'] ta
 
 
 def drawn_tables(page: Any, at_least: int = 1) -> list[dict[str, Any]]:
-    """The page's tables (headers, rows), once `at_least` are on the page (a first visit
-    loads the grid's code after the rest of the page: the script may be done and the
-    charts drawn with no table there yet) and glide has drawn each (it does once it is
-    on the screen)."""
+    """The tables on show (headers, rows; not those of a tab not chosen), once `at_least`
+    are on the page (a first visit loads the grid's code after the rest of the page: the
+    script may be done and the charts drawn with no table there yet) and glide has drawn
+    each (it does once it is on the screen)."""
     present = "document.querySelectorAll(\"[data-testid='stDataFrame']\").length"
     page.wait_for_function(f"{present} >= {at_least}", timeout=60_000)
-    frames = page.locator("[data-testid='stDataFrame']")
+    frames = page.locator("[data-testid='stDataFrame']:visible")
     for index in range(frames.count()):
         frames.nth(index).scroll_into_view_if_needed()
         frames.nth(index).locator("table[aria-colcount] tbody tr").first.wait_for(state="attached")
     found: list[dict[str, Any]] = page.evaluate(_TABLES)
     return found
+
+
+def open_tab(page: Any, label: str) -> None:
+    """Choose the tab labelled `label` (st.tabs), as a person does, and wait until it is
+    the chosen one and its charts are drawn."""
+    page.get_by_role("tab", name=label, exact=True).click()
+    page.get_by_role("tab", name=label, exact=True, selected=True).wait_for(timeout=10_000)
+    # its charts drawn to the width they now have (hidden, they had none)
+    shown = "[...document.querySelectorAll('.js-plotly-plot')].filter(plot => plot.checkVisibility())"
+    page.wait_for_function(f"{shown}.every(plot => plot.getBoundingClientRect().width > 0)", timeout=10_000)

@@ -116,7 +116,8 @@ def test_clicking_a_user_highlights_them_everywhere_and_clicking_again_clears(ap
 
             # the other pages open from the navigation, keeping the filters
             page.get_by_role("link", name="Nodes", exact=True).click()
-            page.wait_for_selector(".st-key-concurrency .js-plotly-plot", timeout=60_000)
+            # drawn in its tab (Load), not the one on show
+            page.wait_for_selector(".st-key-concurrency .js-plotly-plot", state="attached", timeout=60_000)
             wait_until_rendered(page, charts=5)
             assert "range=custom" in page.url and "/nodes" in page.url
             assert page.locator("[data-testid='stException']").count() == 0
@@ -267,7 +268,7 @@ def test_names_from_the_data_and_the_url_make_no_link_or_image_in_the_page(tmp_p
             assert page.evaluate(EVIL_LINKS) == []
             for name, shown in (("Nodes", ".st-key-concurrency .js-plotly-plot"), ("Budgets", "text=keys: ")):
                 page.get_by_role("link", name=name, exact=True).click()
-                page.wait_for_selector(shown, timeout=60_000)
+                page.wait_for_selector(shown, state="attached", timeout=60_000)  # Nodes: in a tab
                 wait_until_rendered(page)
                 assert page.locator("[data-testid='stException']").count() == 0
                 assert page.evaluate(EVIL_LINKS) == [], name

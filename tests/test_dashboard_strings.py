@@ -19,7 +19,7 @@ from streamlit import dataframe_util
 from streamlit.runtime.scriptrunner import add_script_run_ctx
 from streamlit.testing.v1 import AppTest
 
-from dashboard import auth, figures, panels, signin, strings
+from dashboard import auth, figures, nodes, panels, signin, strings
 from dashboard import format as fmt
 from dashboard.strings import EN, LANGUAGE_NAMES, LANGUAGES, current_language, t, use_language
 from dashboard.strings_ko import KO
@@ -141,6 +141,7 @@ def test_every_key_made_at_run_time_exists() -> None:
         "signin.refused.password",
         *(f"panel.peers.{mode}" for mode in ("anonymous", "named", "hidden")),
         *(f"col.{label}" for label in ("node", "model")),
+        *(f"nodes.tab.{name}" for name in nodes.TABS),
         *(
             f"serving.load.{form}.{m}"
             for form in ("measure", "short")

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from dashboard import nodes
 from dashboard.strings import EN, Language
 from dashboard.strings_ko import KO
 from etl.config import Config
@@ -21,6 +22,7 @@ from tests.browser import (
     ARTIFACTS,
     chromium,
     drawn_tables,
+    open_tab,
     sign_in_as_administrator,
     store_server,
     wait_until_rendered,
@@ -75,7 +77,11 @@ def test_the_nodes_page_shows_how_the_nodes_serve(app_url: str, lang: Language, 
             for key in INSIGHT_CHARTS:
                 chart = page.locator(f".st-key-{key} .js-plotly-plot")
                 assert chart.count() == 1 and chart.locator("g.trace").count() >= 1, (lang, key)
-            found = drawn_tables(page, at_least=NODES_TABLES)
+            # the tables are in the page's tabs: each drawn once its tab is chosen
+            found = []
+            for tab in ("table", "load", "bands", "cache", "routing"):
+                open_tab(page, texts[f"nodes.tab.{tab}"])
+                found += drawn_tables(page, at_least=NODES_TABLES)
             load = table_with(found, texts["col.in_flight"])  # the Blackwell, the first node
             assert column(load, texts["col.in_flight"]) == ["1", "2"]
             assert column(load, texts["col.requests"]) == ["3", "1"]  # a1, a3, a4; a2 beside a1
@@ -123,4 +129,49 @@ def test_the_nodes_page_shows_how_the_nodes_serve(app_url: str, lang: Language, 
         except BaseException:
             ARTIFACTS.mkdir(exist_ok=True)
             page.screenshot(path=str(ARTIFACTS / f"serving-{lang}-failure.png"), full_page=True)
+            raise
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_every_section_of_the_nodes_page_is_a_click_away(app_url: str, lang: Language) -> None:
+    """At 1280x800, the first screen shows the verdicts and, under them, a tab for each
+    section (one under the other they were ~5,900 px); choosing one shows it, drawn to the
+    page's width, and hides the others."""
+    texts = TEXTS[lang]
+    with chromium(viewport={"width": 1280, "height": 800}) as page:
+        try:
+            page.goto(f"{app_url}/?{urllib.parse.urlencode({**VIEW, 'lang': lang})}")
+            sign_in_as_administrator(page, PASSWORD, texts)
+            page.locator("[data-testid='stSidebarNav'] a", has_text=texts["page.nodes"]).click()
+            page.wait_for_function("() => location.pathname === '/nodes'", timeout=60_000)
+            wait_until_rendered(page, charts=NODES_CHARTS)
+            verdicts = page.locator(".st-key-verdicts").bounding_box()
+            assert verdicts is not None
+            for name in nodes.TABS:
+                tab = page.locator(".st-key-nodes_tabs").get_by_role("tab", name=texts[f"nodes.tab.{name}"])
+                box = tab.bounding_box()  # in the viewport, nothing scrolled
+                assert box is not None, (lang, name)
+                assert verdicts["y"] < box["y"] and box["y"] + box["height"] <= 800, (lang, name, box)
+                assert box["x"] >= 0 and box["x"] + box["width"] <= 1280, (lang, name, box)
+            # the first tab is on show: the nodes' tables; the load table and failures are not
+            assert page.get_by_text(texts["nodes.table"], exact=True).is_visible()
+            assert page.locator(".st-key-failures").is_hidden()
+            assert page.locator(".st-key-load_node").is_hidden()
+            open_tab(page, texts["nodes.tab.failures"])
+            chart = page.locator(".st-key-failures .js-plotly-plot")
+            chart.wait_for(state="visible")
+            drawn, column = chart.bounding_box(), page.locator(".st-key-nodes_tabs").bounding_box()
+            assert drawn is not None and column is not None
+            assert drawn["width"] > 0.9 * column["width"], (
+                drawn,
+                column,
+            )  # the column's width, not a hidden 0
+            assert page.get_by_text(texts["nodes.table"], exact=True).is_hidden()
+            open_tab(page, texts["nodes.tab.load"])
+            assert page.locator(".st-key-load_node").is_visible()
+            assert page.get_by_text(texts["serving.load"], exact=True).is_visible()
+            assert page.locator(".st-key-failures").is_hidden()
+        except BaseException:
+            ARTIFACTS.mkdir(exist_ok=True)
+            page.screenshot(path=str(ARTIFACTS / f"nodes-tabs-{lang}-failure.png"))
             raise

@@ -30,10 +30,18 @@ from typing import Any
 
 import pytest
 
+from dashboard import nodes
 from dashboard.strings import EN, Language
 from dashboard.strings_ko import KO
 from etl import demo
-from tests.browser import ARTIFACTS, chromium, sign_in_as_administrator, store_server, wait_until_rendered
+from tests.browser import (
+    ARTIFACTS,
+    chromium,
+    open_tab,
+    sign_in_as_administrator,
+    store_server,
+    wait_until_rendered,
+)
 
 PASSWORD = "correct horse battery staple"
 TEXTS = {"en": EN, "ko": KO}
@@ -42,6 +50,9 @@ TEXTS = {"en": EN, "ko": KO}
 VIEWS: dict[Language, dict[str, str]] = {"en": {}, "ko": {"lang": "ko", "highlight": "seoyeon.choi"}}
 OVERVIEW_CHARTS = 8  # tokens, cache, requests, nodes, users, clients, matrix, models
 NODES_CHARTS = 5
+# the Nodes page's tabs with a chart over time, and with a table (dashboard/nodes.py)
+DATED_TABS = ("load", "speed", "cache", "routing", "failures")
+TABLE_TABS = ("table", "load", "bands", "cache", "routing")
 
 
 @pytest.fixture(scope="module")
@@ -77,6 +88,7 @@ BAR_LABELS = """() => [...document.querySelectorAll("[data-testid='stPlotlyChart
 
 # Each date axis's tick labels: text, transform and horizontal extent, left to right.
 DATE_TICKS = """() => [...document.querySelectorAll("[data-testid='stPlotlyChart'] .js-plotly-plot")]
+  .filter(plot => plot.checkVisibility())
   .flatMap(plot => Object.entries(plot._fullLayout)
     .filter(([name, axis]) => /^xaxis\\d*$/.test(name) && axis.type === 'date')
     .map(([name, axis]) => [...plot.querySelectorAll(`g.${axis._id}tick text`)]
@@ -112,9 +124,10 @@ def check_share_labels(page: Any, where: str) -> None:
         assert inside, (where, label)
 
 
-def check_date_ticks(page: Any, where: str) -> None:
+def check_date_ticks(page: Any, where: str, *, some: bool = True) -> None:
+    """The date axes on show (not in a tab not chosen); `some`: there must be one."""
     axes = page.evaluate(DATE_TICKS)
-    assert axes and all(axes), where
+    assert (axes or not some) and all(axes), where
     for ticks in axes:
         for tick in ticks:
             assert "rotate" not in tick["transform"], (where, tick)
@@ -122,9 +135,10 @@ def check_date_ticks(page: Any, where: str) -> None:
             assert before["right"] <= after["left"], (where, before, after)  # side by side, not over
 
 
-def check_tables(page: Any, where: str) -> None:
-    frames = page.locator("[data-testid='stDataFrame']")
-    assert frames.count(), where
+def check_tables(page: Any, where: str, *, some: bool = True) -> None:
+    """The tables on show (not in a tab not chosen); `some`: there must be one."""
+    frames = page.locator("[data-testid='stDataFrame']:visible")
+    assert frames.count() or not some, where
     for index in range(frames.count()):
         # glide draws a grid (and its accessible table) once it is on the screen
         frames.nth(index).scroll_into_view_if_needed()
@@ -167,8 +181,10 @@ def test_labels_ticks_and_tables_fit_the_page(app_url: str, width: int, lang: La
             check_line_breaks(page, lang)
             check_date_ticks(page, f"overview {width} {lang}")
             open_page(page, "page.nodes", lang, charts=NODES_CHARTS)
-            check_date_ticks(page, f"nodes {width} {lang}")
-            check_tables(page, f"nodes {width} {lang}")
+            for tab in nodes.TABS:  # each section in its tab, measured once on show
+                open_tab(page, TEXTS[lang][f"nodes.tab.{tab}"])
+                check_date_ticks(page, f"nodes {tab} {width} {lang}", some=tab in DATED_TABS)
+                check_tables(page, f"nodes {tab} {width} {lang}", some=tab in TABLE_TABS)
             open_page(page, "page.budgets", lang)
             check_tables(page, f"budgets {width} {lang}")
             open_page(page, "page.etl_status", lang)
