@@ -29,6 +29,7 @@ copies:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
 import json
 import socket
@@ -718,7 +719,8 @@ class SyncBrowserSession(Tab):
 
     def close(self) -> None:
         if self._ws is not None:
-            self._ws.close(timeout=1.0)
+            with contextlib.suppress(OSError, websocket.WebSocketException):  # broken already
+                self._ws.close(timeout=1.0)
             self._ws = None
 
     # --- what a person does ---
