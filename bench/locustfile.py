@@ -92,7 +92,6 @@ class Run:
     think: tuple[float, float]
     timeout: float
     seed: int
-    worker: int
     password: str = field(repr=False)
     student_pages: int = 0
     leaks: int = 0
@@ -137,8 +136,7 @@ def _init(environment: Environment, **_: Any) -> None:
     if options.students < 1 and not password:
         sys.exit(f"bench/locustfile.py: administrators sign in with the password in ${PASSWORD_ENV}")
     students, everyone = population(options.people)
-    worker = getattr(environment.runner, "worker_index", 0)
-    RUN = Run(students, everyone, think, options.page_timeout, options.seed, worker, password)
+    RUN = Run(students, everyone, think, options.page_timeout, options.seed, password)
     Student.weight, Admin.weight = options.students, 1 - options.students
     if environment.host and not options.cold and not isinstance(environment.runner, WorkerRunner):
         log.info("warm-up sign-in before the users start: %s", warm_up(environment.host, RUN))
@@ -214,7 +212,9 @@ class Visitor(User):
         run = current()
         self.turn = run.started.get(self.role, 0)  # the how-manieth of its role
         run.started[self.role] = self.turn + 1
-        self.rng = random.Random(f"{run.seed}/{run.worker}/{self.role}/{self.turn}")
+        # a worker of --processes has its index once it joined the master: by now
+        self.worker = getattr(environment.runner, "worker_index", 0)
+        self.rng = random.Random(f"{run.seed}/{self.worker}/{self.role}/{self.turn}")
         self.student: Person | None = None
         self.session: SyncBrowserSession | None = None
         self.signed_in = False
@@ -318,5 +318,6 @@ class Student(Visitor):
     def __init__(self, environment: Environment) -> None:
         super().__init__(environment)
         run = current()
-        people = random.Random(f"{run.seed}/{run.worker}").sample(run.students, len(run.students))
+        people = random.Random(f"{run.seed}/{self.worker}").sample(run.students, len(run.students))
         self.student = people[self.turn % len(people)]
+        log.debug("student %d of worker %d signs in as %s", self.turn, self.worker, self.student.user_id)
