@@ -130,6 +130,8 @@ def _init(environment: Environment, **_: Any) -> None:
             environment.host = loopback_url(environment.host)
     except ValueError as exc:
         sys.exit(f"bench/locustfile.py: {exc}")
+    if options.headless and not options.run_time and not isinstance(environment.runner, WorkerRunner):
+        sys.exit("bench/locustfile.py: a headless load test stops by itself: give -t (e.g. -t 180s)")
     if not 0 <= options.students <= 1:
         sys.exit("bench/locustfile.py: --students is a share, 0 to 1")
     password = os.environ.get(PASSWORD_ENV, "")
