@@ -3,7 +3,7 @@ benchmark's PostgreSQL database of N synthetic requests (bench/synthetic.py: stu
 student00..student39, whose keys are sk-key-0..sk-key-39).
 
     .venv/bin/python -m bench.load_store --rows 1000000    # prints bench/out/store-1000000
-    .venv/bin/python -m bench.load --store bench/out/store-1000000 --sessions 50 --ramp 10 --duration 180
+    .venv/bin/python -m bench.load --store bench/out/store-1000000 --headless -u 50 -r 10 -t 180s
 
 An existing database usage_bench_<rows> is only read (another benchmark may be using it;
 bench/etl_bench.py's prepare() would delete the rows its last run added), a missing one is

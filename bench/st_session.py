@@ -29,8 +29,10 @@ copies:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
 import json
+import socket
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -38,6 +40,7 @@ from typing import Any, Final
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
 
+import websocket
 from streamlit.proto.AppPage_pb2 import AppPage
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ClientState_pb2 import ClientState, ContextInfo
@@ -351,11 +354,22 @@ class Browser:
         )
 
 
-class BrowserSession:
-    """One browser tab on the app. `open()` loads the page; every other action reruns the
-    script the way the frontend does and returns the seconds until script_finished.
+@dataclass(frozen=True)
+class Rerun:
+    """What one rerun sends: every widget's value, the page's script, and the fragment
+    that runs alone, if any."""
+
+    widgets: WidgetStates
+    page_hash: str
+    fragment: str = ""
+
+
+class Tab:
+    """One browser tab on the app, without its connection: the page it shows, its widgets'
+    values, its message cache, the app's pages. The sessions below carry the messages:
+    they send what a person's action prepares (a Rerun) and feed back what arrives.
     `errors` holds what went wrong in the last run (exceptions shown on the page, a page
-    not found); a broken connection or a run that never finishes raises SessionBroken."""
+    not found); `received` counts the bytes the server sent."""
 
     def __init__(
         self,
@@ -380,118 +394,55 @@ class BrowserSession:
         self.page_path = ""
         self.main_hash = ""
         self.errors: list[str] = []
+        self.received = 0
         self._max_age = 2
         self._run = 0
         self._fragment = ""  # the fragment the last rerun asked for, if only one
-        self._ws: ClientConnection | None = None
 
-    # --- connecting ---
+    def current_page(self) -> str:
+        return next((p.page_name for p in self.pages if p.page_script_hash == self.page_hash), "")
 
-    async def open(self, query_string: str = "") -> float:
-        """Load the page as a browser does; seconds from the first request to the end of
-        the first run."""
-        began = time.monotonic()
-        self.query_string = query_string
-        await self._get("/" + (f"?{query_string}" if query_string else ""))
-        health, _ = await asyncio.gather(self._get("/_stcore/health"), self._get("/_stcore/host-config"))
-        token = health.get(XSRF_COOKIE, "")
-        try:
-            self._ws = await asyncio.wait_for(self._connect(token), self.timeout_s)
-        except (OSError, InvalidHandshake, TimeoutError) as exc:
-            raise SessionBroken(f"WebSocket: {exc!r}") from exc
-        await self._send_rerun(self.widgets.message(), "")
-        await self._until_finished()
-        return time.monotonic() - began
+    # --- what a person does: the rerun it sends ---
 
-    async def _connect(self, token: str) -> ClientConnection:
-        protocols = [Subprotocol("streamlit")] + ([Subprotocol(token)] if token else [])
-        return await connect(
-            f"ws://{self.host}:{self.port}/_stcore/stream",
-            subprotocols=protocols,
-            origin=Origin(self.base),
-            additional_headers=self.headers | ({"Cookie": f"{XSRF_COOKIE}={token}"} if token else {}),
-            max_size=None,  # a page's charts can exceed the default 1 MiB
-            open_timeout=self.timeout_s,
-        )
+    def _rerun(self, *extra: WidgetState, fragment: str = "") -> Rerun:
+        return Rerun(self.widgets.message(*extra), self.page_hash, fragment)
 
-    async def _get(self, target: str) -> dict[str, str]:
-        """A plain HTTP/1.1 GET (what the browser fetches before the WebSocket); its cookies."""
-        try:
-            opening = asyncio.open_connection(self.host, self.port)
-            reader, writer = await asyncio.wait_for(opening, self.timeout_s)
-            request = f"GET {target} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\nConnection: close\r\n\r\n"
-            writer.write(request.encode("ascii"))
-            answer = await asyncio.wait_for(reader.read(), self.timeout_s)
-            writer.close()
-            await writer.wait_closed()
-        except (OSError, TimeoutError) as exc:
-            raise SessionBroken(f"GET {target}: {exc!r}") from exc
-        head = answer.split(b"\r\n\r\n", 1)[0].decode("latin-1").split("\r\n")
-        status = head[0].split(" ")
-        if len(status) < 2 or status[1] != "200":
-            raise SessionBroken(f"GET {target}: {head[0]!r}")
-        headers = (line.split(":", 1) for line in head[1:] if ":" in line)
-        cookies = [value.split(";", 1)[0].strip() for name, value in headers if name.lower() == "set-cookie"]
-        pairs = (cookie.split("=", 1) for cookie in cookies if "=" in cookie)
-        return {name.strip(): value for name, value in pairs}
-
-    async def close(self) -> None:
-        if self._ws is not None:
-            await self._ws.close()
-            self._ws = None
-
-    # --- what a person does ---
-
-    async def rerun(self, *extra: WidgetState, fragment: str = "") -> float:
-        """The script (or only `fragment`) again with the widgets' values (plus `extra`,
-        e.g. a trigger)."""
-        return await self._timed(self.widgets.message(*extra), self.page_hash, fragment)
-
-    async def choose(self, label: str, option: str) -> float:
-        """Pick `option` in the selectbox or radio labelled `label`."""
+    def _choose(self, label: str, option: str) -> Rerun:
         node = self._find_any(("selectbox", "radio"), label)
         if option not in node.proto.options:
             raise LookupError(f"{label!r} has no option {option!r}")
         self.widgets.hold(string_state(node.proto.id, option))
-        return await self.rerun()
+        return self._rerun()
 
-    async def segment(self, label: str, option: str) -> float:
-        """Click `option` of the segmented control (or pills) labelled `label`."""
+    def _segment(self, label: str, option: str) -> Rerun:
         node = self.page.find("button_group", label=label)
         if option not in [o.content for o in node.proto.options]:
             raise LookupError(f"{label!r} has no option {option!r}")
         self.widgets.hold(strings_state(node.proto.id, [option]))
-        return await self.rerun(fragment=node.fragment_id)
+        return self._rerun(fragment=node.fragment_id)
 
-    async def click(self, label: str) -> float:
+    def _click(self, label: str) -> Rerun:
         button = self.page.find("button", label=label)
-        return await self.rerun(trigger_state(button.proto.id), fragment=button.fragment_id)
+        return self._rerun(trigger_state(button.proto.id), fragment=button.fragment_id)
 
-    async def submit(self, fields: dict[str, str], button: str) -> float:
-        """Type into a form's text inputs, then press its submit button: the values and
-        the button's trigger go together."""
+    def _submit(self, fields: dict[str, str], button: str) -> Rerun:
         inputs = [self._find_any(("text_input", "text_area"), label) for label in fields]
         form = inputs[0].proto.form_id
         submitter = self.page.find("button", label=button, form=form)
         for node, value in zip(inputs, fields.values(), strict=True):
             self.widgets.hold(string_state(node.proto.id, value))
-        return await self.rerun(trigger_state(submitter.proto.id))
+        return self._rerun(trigger_state(submitter.proto.id))
 
-    async def select_on_chart(self, node: Node, selection: str) -> float:
-        """A selection on a Plotly chart drawn with on_select (see bar_click)."""
+    def _select_on_chart(self, node: Node, selection: str) -> Rerun:
         self.widgets.hold(string_state(node.proto.id, selection))
-        return await self.rerun(fragment=node.fragment_id)
+        return self._rerun(fragment=node.fragment_id)
 
-    async def goto(self, page_name: str) -> float:
-        """Open another page from the navigation."""
+    def _goto(self, page_name: str) -> Rerun:
         page = next((p for p in self.pages if p.page_name == page_name), None)
         if page is None:
             raise LookupError(f"no page {page_name!r} in the navigation")
         keep = self.page.widget_ids(self.main_hash)  # the entry script's widgets stay
-        return await self._timed(self.widgets.message(only=keep), page.page_script_hash)
-
-    def current_page(self) -> str:
-        return next((p.page_name for p in self.pages if p.page_script_hash == self.page_hash), "")
+        return Rerun(self.widgets.message(only=keep), page.page_script_hash)
 
     def _find_any(self, kinds: tuple[str, ...], label: str) -> Node:
         for kind in kinds:
@@ -501,47 +452,44 @@ class BrowserSession:
 
     # --- the protocol ---
 
-    async def _timed(self, widgets: WidgetStates, page_hash: str, fragment: str = "") -> float:
-        began = time.monotonic()
-        await self._send_rerun(widgets, page_hash, fragment)
-        await self._until_finished()
-        return time.monotonic() - began
+    def _stream_url(self) -> str:
+        return f"ws://{self.host}:{self.port}/_stcore/stream"
 
-    async def _send_rerun(self, widgets: WidgetStates, page_hash: str, fragment: str = "") -> None:
-        if self._ws is None:
-            raise SessionBroken("not connected")
+    def _subprotocols(self, token: str) -> list[str]:
+        return ["streamlit", *([token] if token else [])]
+
+    def _handshake_headers(self, token: str) -> dict[str, str]:
+        return self.headers | ({"Cookie": f"{XSRF_COOKIE}={token}"} if token else {})
+
+    def _request(self, target: str) -> bytes:
+        """A plain HTTP/1.1 GET (what the browser fetches before the WebSocket)."""
+        return f"GET {target} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\nConnection: close\r\n\r\n".encode(
+            "ascii"
+        )
+
+    def _rerun_script(self, rerun: Rerun) -> bytes:
+        """The BackMsg of a rerun, as the frontend sends it; the run's errors start empty."""
         path = f"/{self.page_path}" if self.page_path else "/"
         url = f"{self.base}{path}" + (f"?{self.query_string}" if self.query_string else "")
         state = ClientState(
             query_string=self.query_string,
-            page_script_hash=page_hash,
+            page_script_hash=rerun.page_hash,
             page_name="",
-            widget_states=widgets,
-            fragment_id=fragment,
+            widget_states=rerun.widgets,
+            fragment_id=rerun.fragment,
             cached_message_hashes=self.cache.hashes(),
             context_info=self.browser.context(url),
         )
         self.errors = []
-        self._fragment = fragment
-        try:
-            await self._ws.send(BackMsg(rerun_script=state).SerializeToString())
-        except ConnectionClosed as exc:
-            raise SessionBroken(f"disconnected: {exc}") from exc
+        self._fragment = rerun.fragment
+        return bytes(BackMsg(rerun_script=state).SerializeToString())
 
-    async def _until_finished(self) -> None:
-        assert self._ws is not None
-        try:
-            async with asyncio.timeout(self.timeout_s):
-                while True:
-                    raw = await self._ws.recv(decode=False)
-                    msg = ForwardMsg()
-                    msg.ParseFromString(raw)
-                    if self._handle(self.cache.resolve(msg, raw)):
-                        return
-        except TimeoutError as exc:
-            raise SessionBroken(f"no script_finished within {self.timeout_s:g} s") from exc
-        except ConnectionClosed as exc:
-            raise SessionBroken(f"disconnected: {exc}") from exc
+    def _receive(self, raw: bytes) -> bool:
+        """Apply one ForwardMsg to the page; True when it ends the run."""
+        self.received += len(raw)
+        msg = ForwardMsg()
+        msg.ParseFromString(raw)
+        return self._handle(self.cache.resolve(msg, raw))
 
     def _handle(self, msg: ForwardMsg) -> bool:
         """Apply one message to the page; True when it ends the run."""
@@ -600,3 +548,222 @@ class BrowserSession:
             self.widgets.keep_only(self.page.widget_ids())
         self.cache.run_finished(self._max_age)
         return True
+
+
+def _cookies(answer: bytes, target: str) -> dict[str, str]:
+    """The cookies of an HTTP answer; SessionBroken unless it is 200 OK."""
+    head = answer.split(b"\r\n\r\n", 1)[0].decode("latin-1").split("\r\n")
+    status = head[0].split(" ")
+    if len(status) < 2 or status[1] != "200":
+        raise SessionBroken(f"GET {target}: {head[0]!r}")
+    headers = (line.split(":", 1) for line in head[1:] if ":" in line)
+    cookies = [value.split(";", 1)[0].strip() for name, value in headers if name.lower() == "set-cookie"]
+    pairs = (cookie.split("=", 1) for cookie in cookies if "=" in cookie)
+    return {name.strip(): value for name, value in pairs}
+
+
+class BrowserSession(Tab):
+    """A tab over asyncio (websockets). `open()` loads the page; every other action reruns
+    the script the way the frontend does and returns the seconds until script_finished;
+    a broken connection or a run that never finishes raises SessionBroken."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        timeout_s: float = RUN_TIMEOUT_S,
+        browser: Browser = Browser(),
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__(url, timeout_s=timeout_s, browser=browser, headers=headers)
+        self._ws: ClientConnection | None = None
+
+    async def open(self, query_string: str = "") -> float:
+        """Load the page as a browser does; seconds from the first request to the end of
+        the first run."""
+        began = time.monotonic()
+        self.query_string = query_string
+        await self._get("/" + (f"?{query_string}" if query_string else ""))
+        health, _ = await asyncio.gather(self._get("/_stcore/health"), self._get("/_stcore/host-config"))
+        token = health.get(XSRF_COOKIE, "")
+        try:
+            self._ws = await asyncio.wait_for(self._connect(token), self.timeout_s)
+        except (OSError, InvalidHandshake, TimeoutError) as exc:
+            raise SessionBroken(f"WebSocket: {exc!r}") from exc
+        await self._timed(Rerun(self.widgets.message(), ""))  # the default page
+        return time.monotonic() - began
+
+    async def _connect(self, token: str) -> ClientConnection:
+        return await connect(
+            self._stream_url(),
+            subprotocols=[Subprotocol(p) for p in self._subprotocols(token)],
+            origin=Origin(self.base),
+            additional_headers=self._handshake_headers(token),
+            max_size=None,  # a page's charts can exceed the default 1 MiB
+            open_timeout=self.timeout_s,
+        )
+
+    async def _get(self, target: str) -> dict[str, str]:
+        try:
+            opening = asyncio.open_connection(self.host, self.port)
+            reader, writer = await asyncio.wait_for(opening, self.timeout_s)
+            writer.write(self._request(target))
+            answer = await asyncio.wait_for(reader.read(), self.timeout_s)
+            writer.close()
+            await writer.wait_closed()
+        except (OSError, TimeoutError) as exc:
+            raise SessionBroken(f"GET {target}: {exc!r}") from exc
+        return _cookies(answer, target)
+
+    async def close(self) -> None:
+        if self._ws is not None:
+            await self._ws.close()
+            self._ws = None
+
+    # --- what a person does ---
+
+    async def rerun(self, *extra: WidgetState, fragment: str = "") -> float:
+        """The script (or only `fragment`) again with the widgets' values (plus `extra`,
+        e.g. a trigger)."""
+        return await self._timed(self._rerun(*extra, fragment=fragment))
+
+    async def choose(self, label: str, option: str) -> float:
+        """Pick `option` in the selectbox or radio labelled `label`."""
+        return await self._timed(self._choose(label, option))
+
+    async def segment(self, label: str, option: str) -> float:
+        """Click `option` of the segmented control (or pills) labelled `label`."""
+        return await self._timed(self._segment(label, option))
+
+    async def click(self, label: str) -> float:
+        return await self._timed(self._click(label))
+
+    async def submit(self, fields: dict[str, str], button: str) -> float:
+        """Type into a form's text inputs, then press its submit button: the values and
+        the button's trigger go together."""
+        return await self._timed(self._submit(fields, button))
+
+    async def select_on_chart(self, node: Node, selection: str) -> float:
+        """A selection on a Plotly chart drawn with on_select (see bar_click)."""
+        return await self._timed(self._select_on_chart(node, selection))
+
+    async def goto(self, page_name: str) -> float:
+        """Open another page from the navigation."""
+        return await self._timed(self._goto(page_name))
+
+    # --- the protocol ---
+
+    async def _timed(self, rerun: Rerun) -> float:
+        began = time.monotonic()
+        if self._ws is None:
+            raise SessionBroken("not connected")
+        try:
+            await self._ws.send(self._rerun_script(rerun))
+            async with asyncio.timeout(self.timeout_s):
+                while not self._receive(await self._ws.recv(decode=False)):
+                    pass
+        except TimeoutError as exc:
+            raise SessionBroken(f"no script_finished within {self.timeout_s:g} s") from exc
+        except ConnectionClosed as exc:
+            raise SessionBroken(f"disconnected: {exc}") from exc
+        return time.monotonic() - began
+
+
+class SyncBrowserSession(Tab):
+    """A tab over blocking sockets (websocket-client), the same actions as BrowserSession
+    without `await`: what Locust's users drive, since under gevent's monkey-patching each
+    blocking call lets the other users' greenlets run."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        timeout_s: float = RUN_TIMEOUT_S,
+        browser: Browser = Browser(),
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__(url, timeout_s=timeout_s, browser=browser, headers=headers)
+        self._ws: websocket.WebSocket | None = None
+
+    def open(self, query_string: str = "") -> float:
+        """Load the page as a browser does; seconds from the first request to the end of
+        the first run."""
+        began = time.monotonic()
+        self.query_string = query_string
+        self._get("/" + (f"?{query_string}" if query_string else ""))
+        token = self._get("/_stcore/health").get(XSRF_COOKIE, "")
+        self._get("/_stcore/host-config")
+        try:
+            self._ws = websocket.create_connection(
+                self._stream_url(),
+                timeout=self.timeout_s,
+                subprotocols=self._subprotocols(token),
+                origin=self.base,
+                header=self._handshake_headers(token),
+            )
+        except (OSError, websocket.WebSocketException) as exc:
+            raise SessionBroken(f"WebSocket: {exc!r}") from exc
+        self._timed(Rerun(self.widgets.message(), ""))  # the default page
+        return time.monotonic() - began
+
+    def _get(self, target: str) -> dict[str, str]:
+        try:
+            with socket.create_connection((self.host, self.port), timeout=self.timeout_s) as conn:
+                conn.sendall(self._request(target))
+                chunks = []
+                while chunk := conn.recv(65536):
+                    chunks.append(chunk)
+        except OSError as exc:  # TimeoutError included
+            raise SessionBroken(f"GET {target}: {exc!r}") from exc
+        return _cookies(b"".join(chunks), target)
+
+    def close(self) -> None:
+        if self._ws is not None:
+            with contextlib.suppress(OSError, websocket.WebSocketException):  # broken already
+                self._ws.close(timeout=1.0)
+            self._ws = None
+
+    # --- what a person does ---
+
+    def rerun(self, *extra: WidgetState, fragment: str = "") -> float:
+        return self._timed(self._rerun(*extra, fragment=fragment))
+
+    def choose(self, label: str, option: str) -> float:
+        return self._timed(self._choose(label, option))
+
+    def segment(self, label: str, option: str) -> float:
+        return self._timed(self._segment(label, option))
+
+    def click(self, label: str) -> float:
+        return self._timed(self._click(label))
+
+    def submit(self, fields: dict[str, str], button: str) -> float:
+        return self._timed(self._submit(fields, button))
+
+    def select_on_chart(self, node: Node, selection: str) -> float:
+        return self._timed(self._select_on_chart(node, selection))
+
+    def goto(self, page_name: str) -> float:
+        return self._timed(self._goto(page_name))
+
+    # --- the protocol ---
+
+    def _timed(self, rerun: Rerun) -> float:
+        began = time.monotonic()
+        deadline = began + self.timeout_s
+        if self._ws is None:
+            raise SessionBroken("not connected")
+        try:
+            self._ws.send_binary(self._rerun_script(rerun))
+            while True:
+                self._ws.settimeout(max(deadline - time.monotonic(), 0.001))
+                opcode, data = self._ws.recv_data()
+                if opcode == websocket.ABNF.OPCODE_CLOSE:
+                    raise SessionBroken("disconnected: the server closed the connection")
+                if opcode == websocket.ABNF.OPCODE_BINARY and self._receive(data):
+                    break
+        except websocket.WebSocketTimeoutException as exc:
+            raise SessionBroken(f"no script_finished within {self.timeout_s:g} s") from exc
+        except (OSError, websocket.WebSocketException) as exc:
+            raise SessionBroken(f"disconnected: {exc!r}") from exc
+        return time.monotonic() - began

@@ -1,10 +1,11 @@
-"""The load generator (bench/load.py over bench/st_session.py): its pieces on crafted
-messages, then a short run of real sessions against a served simulated store."""
+"""The load test (bench/locustfile.py's Locust users playing bench/load.py's scenario over
+bench/st_session.py): its pieces on crafted messages, then short Locust runs of real
+sessions against a served simulated store."""
 
 from __future__ import annotations
 
+import csv
 import datetime as dt
-import json
 import random
 import subprocess
 import sys
@@ -21,7 +22,7 @@ from streamlit.proto.Markdown_pb2 import Markdown
 from streamlit.proto.Selectbox_pb2 import Selectbox
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-from bench.load import ADMIN_ACTIONS, Isolation, loopback_url, next_action, percentile, population, visitors
+from bench.load import ADMIN_ACTIONS, KINDS, Isolation, first_round, loopback_url, next_action, population
 from bench.st_session import MessageCache, Node, PageModel, Widgets, bar_click, texts, trigger_state
 from dashboard.panels import toggled_highlight
 from etl.config import Config
@@ -64,20 +65,10 @@ def test_the_simulated_populations_students_sign_in_with_their_demo_keys() -> No
 # --- the scenario and the numbers ---------------------------------------------------------
 
 
-def test_percentiles_are_nearest_rank() -> None:
-    values = [float(v) for v in range(1, 21)]  # 1..20
-    assert percentile(values, 50) == 10 and percentile(values, 95) == 19 and percentile(values, 100) == 20
-    assert percentile([3.0], 95) == 3.0
-
-
-def test_students_are_spread_through_the_ramp_and_sign_in_as_different_people() -> None:
-    students, _ = population("synthetic")
-    people = visitors(5, 0.4, students, random.Random(1))
-    chosen = [v.student.user_id for v in people if v.student is not None]
-    assert len(chosen) == 2 and len(set(chosen)) == 2
-    assert [v.role for v in people] == ["admin", "student", "admin", "student", "admin"]
-    assert [v.turn for v in people] == [0, 0, 1, 1, 2]  # their first actions differ
-    assert all(v.student is None for v in visitors(3, 0.0, students, random.Random(1)))
+def test_people_of_a_role_start_their_first_round_at_different_actions() -> None:
+    firsts = [first_round(ADMIN_ACTIONS, turn) for turn in range(len(ADMIN_ACTIONS))]
+    assert {round_[0] for round_ in firsts} == set(ADMIN_ACTIONS)
+    assert all(sorted(round_) == sorted(ADMIN_ACTIONS) for round_ in firsts)
 
 
 def test_each_round_does_every_action_once_and_changes_page_last() -> None:
@@ -186,50 +177,68 @@ def simulated_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return store
 
 
-def _load(store: Path, tmp_path: Path, *args: str) -> tuple[int, dict[str, Any], str]:
-    report = tmp_path / "load.json"
+def _locust(store: Path, tmp_path: Path, *args: str) -> tuple[int, str]:
+    """`python -m bench.load --store ...`: a server of `store`, Locust on it, headless,
+    CSV files under tmp_path/run_*; the exit code and what it printed."""
     command = [sys.executable, "-m", "bench.load", "--store", str(store), "--people", "simulated"]
     before = set(browser.ARTIFACTS.glob("streamlit-*.log"))
     done = subprocess.run(
-        [*command, *args, "--json", str(report)],
+        [*command, "--headless", "--only-summary", "--csv", str(tmp_path / "run"), *args],
         cwd=REPO,
         capture_output=True,
         text=True,
-        timeout=240,
+        timeout=120,
         check=False,  # the exit code is asserted
     )
-    output = done.stdout + done.stderr
     # the server bench.load started logged where a test's own would: kept only if this test fails
     browser.stopped_logs.extend(set(browser.ARTIFACTS.glob("streamlit-*.log")) - before)
-    assert report.exists(), output
-    return done.returncode, json.loads(report.read_text()), output
+    return done.returncode, done.stdout + done.stderr
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="", encoding="utf-8") as table:
+        return list(csv.DictReader(table))
 
 
 @pytest.mark.slow
-def test_five_sessions_do_everything_without_failures_or_leaks(simulated_store: Path, tmp_path: Path) -> None:
-    code, report, output = _load(
+def test_five_users_do_everything_without_failures_or_leaks(simulated_store: Path, tmp_path: Path) -> None:
+    code, output = _locust(
         simulated_store,
         tmp_path,
-        *("--sessions", "5", "--ramp", "5", "--duration", "20", "--think", "1,2", "--students", "0.4"),
+        *("-u", "5", "-r", "5", "-t", "20s", "--think", "1,2", "--students", "0.4"),
     )
-    assert report["failures"]["count"] == 0, output
-    assert set(report["actions"]) >= {"open", "signin", *ADMIN_ACTIONS}, output
-    assert report["sessions"]["signed_in"] >= 5, output
-    assert report["isolation"]["student_pages_checked"] > 0, output
-    assert report["isolation"]["violations"] == [], output
+    stats = [row for row in _rows(tmp_path / "run_stats.csv") if row["Name"] != "Aggregated"]
+    kinds = {row["Type"] for row in stats}
+    assert kinds >= {"open", "signin", *ADMIN_ACTIONS} and kinds <= set(KINDS) - {"stuck"}, output
+    assert {row["Name"] for row in stats} == {"admin", "student"}, output
+    assert all(row["Failure Count"] == "0" for row in stats), output
+    assert _rows(tmp_path / "run_failures.csv") == [], output
+    signins = {row["Name"]: int(row["Request Count"]) for row in stats if row["Type"] == "signin"}
+    assert signins["admin"] >= 3 and signins["student"] >= 2, output
+    # every action a student made was followed by the search of their page for other ids
+    student_actions = sum(int(row["Request Count"]) for row in stats if row["Name"] == "student")
+    isolation = _rows(tmp_path / "run_isolation.csv")[0]
+    assert int(isolation["student_pages"]) == student_actions > 2, output
+    assert isolation["leaks"] == "0", output
     assert code == 0, output
 
 
 @pytest.mark.slow
-def test_a_student_shown_other_peoples_names_is_a_violation(simulated_store: Path, tmp_path: Path) -> None:
+def test_a_student_shown_other_peoples_names_is_a_leak_and_fails_the_run(
+    simulated_store: Path, tmp_path: Path
+) -> None:
     named = tmp_path / "named.toml"
     named.write_text('[dashboard]\npeers = "named"\n', encoding="utf-8")  # the lab shares names
-    code, report, output = _load(
+    code, output = _locust(
         simulated_store,
         tmp_path,
-        *("--config", str(named), "--sessions", "1", "--students", "1", "--duration", "5", "--think", "1,1"),
+        *("--dashboard-config", str(named), "-u", "1", "-r", "1", "-t", "6s"),
+        *("--students", "1", "--think", "1,1"),
+        *("--exit-code-on-error", "0"),  # a leak fails the run all the same
     )
-    violations = report["isolation"]["violations"]
-    assert violations, output
-    assert violations[0]["student"] not in violations[0]["found"]
+    leaks = [row for row in _rows(tmp_path / "run_failures.csv") if row["Method"] == "isolation"]
+    assert leaks and leaks[0]["Name"] == "leak", output
+    student = leaks[0]["Error"].split(" ", 1)[0]
+    assert student not in leaks[0]["Error"].split(" was shown ", 1)[1], output
+    assert int(_rows(tmp_path / "run_isolation.csv")[0]["leaks"]) > 0, output
     assert code == 1, output
