@@ -227,7 +227,9 @@ def test_switching_the_users_measure_redraws_their_bars_and_the_link(app_url: st
                 timeout=30_000,
             )
 
-            page.goto(page.url)  # the link as copied, in a new session: the same view
+            # the link as copied, opened by someone else (no sign-in cookie): the same view
+            page.context.clear_cookies()
+            page.goto(page.url)
             sign_in(page, password=PASSWORD)
             wait_until_rendered(page, charts=8)
             wait_for_bars(page, "user_chart", expected)
