@@ -228,9 +228,12 @@ def highlighted_in_tokens(page: Any, who: str) -> bool | None:
     return found
 
 
-def highlight_on(page: Any, frames: Frames) -> tuple[Timing, str]:
+def highlight_on(page: Any, frames: Frames, turn: int) -> tuple[Timing, str]:
+    """Highlight the `turn`-th user of the bars (a different one each round: the first
+    highlight of a person is what the server computes, the results are then shared)."""
     _, ids, _ = user_bars(page)
-    index = next(i for i, who in enumerate(ids) if who)  # the busiest user, not the folded row
+    named = [i for i, who in enumerate(ids) if who]  # not the folded row ("other 180")
+    index = named[turn % len(named)]
     who = ids[index]
     bar = page.locator(".st-key-user_chart g.trace.bars g.point path").nth(index)
     bar.scroll_into_view_if_needed()
@@ -277,8 +280,9 @@ def switch_page(page: Any, frames: Frames, name: str, path: str) -> Timing:
     return timing
 
 
-def round_of_clicks(browser: Any, url: str, password: str) -> dict[str, Timing]:
-    """A fresh browser context (no cookie): the sign-in, then the other clicks in order."""
+def round_of_clicks(browser: Any, url: str, password: str, turn: int) -> dict[str, Timing]:
+    """A fresh browser context (no cookie): the sign-in, then the other clicks in order;
+    `turn`: the round's number, which picks whom it highlights."""
     context = browser.new_context(viewport=VIEWPORT)
     try:
         page = context.new_page()
@@ -288,7 +292,7 @@ def round_of_clicks(browser: Any, url: str, password: str) -> dict[str, Timing]:
         result = {"sign-in": sign_in(page, frames, url, password)}
         result["range 7 -> 30 days"] = choose_range(page, frames, EN["range.30d"])
         result["range 30 -> 7 days"] = choose_range(page, frames, EN["range.7d"])
-        result["highlight on"], who = highlight_on(page, frames)
+        result["highlight on"], who = highlight_on(page, frames, turn)
         result["highlight off"] = highlight_off(page, frames, who)
         result["to Nodes"] = switch_page(page, frames, "Nodes", "/nodes")
         result["back to Overview"] = switch_page(page, frames, "Overview", "/")
@@ -421,12 +425,12 @@ def main() -> int:
             ):
                 urls = {"A": url_a} | ({"B": url_b} if url_b else {})
                 for label, url in urls.items():  # unmeasured: the demo's build, the first reads
-                    round_of_clicks(browser, url, password)
+                    round_of_clicks(browser, url, password, turn=0)
                     print(f"warm-up round on {label} ({trees[label]}) done", file=sys.stderr)
                 runs: dict[str, list[dict[str, Timing]]] = {label: [] for label in urls}
                 for n in range(args.repeat):
                     for label, url in urls.items():
-                        runs[label].append(round_of_clicks(browser, url, password))
+                        runs[label].append(round_of_clicks(browser, url, password, turn=n + 1))
                     print(f"round {n + 1}/{args.repeat}", file=sys.stderr)
         finally:
             browser.close()
