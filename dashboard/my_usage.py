@@ -26,11 +26,12 @@ def render(config: Config, reader: ScopedReader, state: ViewState) -> None:
     if int(status["requests"]) == 0:  # a new key: its budget, and no charts of nothing
         st.info(t("student.no_requests"))
         return
-    page = panels.load(reader, state, dt.datetime.now(dt.UTC), config.dashboard)
+    now = dt.datetime.now(dt.UTC)
+    with panels.computing(state, now):
+        page = panels.load(reader, state, now, config.dashboard)
+        costs = pages.api_cost(reader, page.filters, top_names=config.dashboard.top_names)
     panels.cards(page)
-    api_cost.panel(
-        pages.api_cost(reader, page.filters, top_names=config.dashboard.top_names), state.tz, student=True
-    )
+    api_cost.panel(costs, state.tz, student=True)
     panels.time_charts(page)
     left, right = st.columns([1, 1])
     with left, st.container(border=True):

@@ -88,31 +88,34 @@ def render(config: Config, reader: Reader, state: ViewState, *, own_only: bool =
     status = panels.store_status(reader)
     if status is None:
         return
-    filters = reader.resolve(state.filters(dt.datetime.now(dt.UTC)))
+    now = dt.datetime.now(dt.UTC)
+    filters = reader.resolve(state.filters(now))
     settings = config.dashboard
-    data = pages.nodes(
-        reader,
-        filters,
-        prompt_bands=settings.prompt_bands,
-        stable_p95_ms=settings.stable_p95_ms,
-        top_names=settings.top_names,
-    )
     who = state.highlight
     mine: dict[str, pd.DataFrame] = {}
-    if who is not None:
-        mine = pages.nodes(
+    with panels.computing(state, now):
+        data = pages.nodes(
             reader,
-            replace(filters, users=(who,)),
+            filters,
             prompt_bands=settings.prompt_bands,
             stable_p95_ms=settings.stable_p95_ms,
-            names=pages.NODES_HIGHLIGHTED,
             top_names=settings.top_names,
         )
+        if who is not None:
+            mine = pages.nodes(
+                reader,
+                replace(filters, users=(who,)),
+                prompt_bands=settings.prompt_bands,
+                stable_p95_ms=settings.stable_p95_ms,
+                names=pages.NODES_HIGHLIGHTED,
+                top_names=settings.top_names,
+            )
+        found = None if own_only else pages.glance(reader, filters, pages.VERDICT_QUERIES)
+    if who is not None:
         panels.highlight_note(who)
     panels.freshness(status, config, state.tz, reader)
     worst_first: list[str] = []  # the nodes in trouble, the worst first
-    if not own_only:  # a student's own requests are too few to judge a node by
-        found = pages.glance(reader, filters, pages.VERDICT_QUERIES)
+    if found is not None:  # a student's own requests are too few to judge a node by
         judged = verdicts.judge(found["nodes"], found["nodes_before"])
         worst_first = [v.node for v in judged if v.status in ("down", "failing", "slow")]
         with st.container(border=True, key="verdicts"):

@@ -32,11 +32,13 @@ def render(config: Config, reader: Reader, state: ViewState, links: Mapping[str,
     status = panels.store_status(reader)
     if status is None:
         return
-    page = panels.load(reader, state, dt.datetime.now(dt.UTC), config.dashboard)
+    now = dt.datetime.now(dt.UTC)
+    with panels.computing(state, now):
+        page = panels.load(reader, state, now, config.dashboard)
+        costs = pages.api_cost(reader, page.filters, top_names=config.dashboard.top_names)
+        answers = pages.glance(reader, page.filters) | ({"api_cost_totals": costs["totals"]} if costs else {})
+        window = pages.verdict_window(reader.resolve(page.filters))
     panels.freshness(status, config, state.tz, reader)
-    costs = pages.api_cost(reader, page.filters, top_names=config.dashboard.top_names)
-    answers = pages.glance(reader, page.filters) | ({"api_cost_totals": costs["totals"]} if costs else {})
-    window = pages.verdict_window(reader.resolve(page.filters))
     glance.render(glance.build(page.data, answers, state.tz, window), links or {})
     panels.cards(page)
     api_cost.panel(costs, state.tz)

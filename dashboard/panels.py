@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -96,6 +97,17 @@ def load(
             for name, frame in reader.run_many(jobs).items()
         }
     return Page(state=state, filters=filters, data=data, mine=mine)
+
+
+def computing(state: ViewState, now: dt.datetime) -> Any:
+    """A line saying what the page computes, shown only when that takes over half a second
+    (Streamlit's spinner waits that long): a range's first view after a restart or a new
+    ETL run, a year-long range. Fast runs show nothing."""
+    filters = state.filters(now)
+    days = 1
+    if filters.start is not None and filters.end is not None:
+        days = max(1, math.ceil((filters.end - filters.start).total_seconds() / 86400))
+    return st.spinner(t("progress.computing", days=days), show_time=True)
 
 
 def _mine(page: Page, key: str) -> tuple[pd.DataFrame | None, str | None]:

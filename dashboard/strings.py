@@ -363,6 +363,10 @@ EN: dict[str, str] = {
         "You were signed out: the lab's LiteLLM no longer accepts the key you signed in with."
     ),
     "signin.refused.password": "Wrong password.",
+    "progress.computing": (
+        "Computing the figures of {days} days of requests: the first view of a range after a "
+        "restart or a new ETL run reads the store; the next ones are at once."
+    ),
     "signin.state_down": (
         "Sign-in is not possible right now: the dashboard cannot read its own records of "
         "sessions. Try again in a minute; if it lasts, tell the lab's administrator."

@@ -325,6 +325,10 @@ KO: dict[str, str] = {
     "signin.password_revoked": "관리자 비밀번호가 바뀌었거나 로그인 권한이 삭제되어 로그아웃되었습니다.",
     "signin.key_revoked": "로그인에 사용한 키를 연구실 LiteLLM이 더 이상 받지 않아 로그아웃되었습니다.",
     "signin.refused.password": "비밀번호가 틀렸습니다.",
+    "progress.computing": (
+        "{days}일 치 요청의 수치를 계산하는 중입니다: 재시작이나 새 ETL 실행 뒤 처음 보는 기간은 "
+        "저장소를 읽고, 그다음부터는 바로 나옵니다."
+    ),
     "signin.state_down": (
         "지금은 로그인할 수 없습니다: 대시보드가 세션 기록을 읽지 못합니다. 잠시 후 다시 "
         "시도하고, 계속되면 연구실 관리자에게 알려 주세요."
