@@ -379,10 +379,12 @@ def spread(log: Path, offset: int) -> list[str]:
             if method == "GET" and uri == "/":
                 per_process[upstream] += 1
     strays = sum(1 for upstreams in routes.values() if len(upstreams) > 1)
+    browsers = Counter(next(iter(upstreams)) for upstreams in routes.values() if len(upstreams) == 1)
     loads = ", ".join(f"{upstream} {count}" for upstream, count in sorted(per_process.items()))
+    kept = ", ".join(f"{upstream} {count}" for upstream, count in sorted(browsers.items()))
     return [
         f"page loads per process: {loads or 'none'}",
-        f"route cookies: {len(routes)}, served by more than one process: {strays}",
+        f"route cookies: {len(routes)}, served by more than one process: {strays}; per process: {kept}",
     ]
 
 
