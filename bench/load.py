@@ -38,7 +38,6 @@ import tempfile
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -309,12 +308,12 @@ def warm_up(url: str, password: str, student: Person | None, timeout_s: float) -
     began = time.monotonic()
     try:
         session.open(FIRST_QUERY)
-        sign_in(session, password, student)
+        _, refused = sign_in(session, password, student)
     except (SessionBroken, LookupError) as exc:
         return f"failed after {time.monotonic() - began:.1f} s: {exc}"
     finally:
         session.close()
-    problems = "; ".join(session.errors)
+    problems = "; ".join([*session.errors, *([refused] if refused else [])])
     return f"{time.monotonic() - began:.1f} s" + (f" ({problems})" if problems else "")
 
 
@@ -394,11 +393,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     with serve(args.store, args.dashboard_config, args.servers) as served:
         if args.servers > 1 and "--cold" not in locust:
             # each process reads its store on its first page: warm them all, not only the
-            # one nginx would send Locust's warm-up to
-            urls = [url for url, _ in served.processes]
-            with ThreadPoolExecutor(args.servers) as pool:
-                warmed = list(pool.map(lambda url: warm_up(url, served.password, None, RUN_TIMEOUT_S), urls))
-            for url, outcome in zip(urls, warmed, strict=True):
+            # one nginx would send Locust's warm-up to (one after the other: the first
+            # sign-ins of processes sharing a new state folder must not race to create it)
+            for url, _ in served.processes:
+                outcome = warm_up(url, served.password, None, RUN_TIMEOUT_S)
                 print(f"warm-up sign-in on {url}: {outcome}", flush=True)
             locust = [*locust, "--cold"]
         offset = served.access_log.stat().st_size if served.access_log else 0
