@@ -15,7 +15,11 @@ appear in anything the page carries (texts, chart data, tables).
 
 With --store it serves that store itself (`streamlit run app.py`, a throwaway
 administrator password in LOAD_ADMIN_PASSWORD) and runs Locust on it with every other
-option; against a dashboard already running on this machine, run Locust directly:
+option. With --servers N (N > 1) it starts N such processes sharing one fresh state
+folder behind nginx with deploy/'s two files (the lab's setup for several processes),
+warms each one up, and points Locust at nginx; at the end it prints each process's peak
+memory and how the page loads spread over them. Against a dashboard already running on
+this machine, run Locust directly:
 
     LOAD_ADMIN_PASSWORD=... .venv/bin/locust -f bench/locustfile.py --host http://127.0.0.1:8501 ...
 """
@@ -30,16 +34,20 @@ import re
 import secrets
 import subprocess
 import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 from urllib.parse import parse_qs, urlsplit
 
-from bench.st_session import SyncBrowserSession, Tab, bar_click
+from bench.st_session import RUN_TIMEOUT_S, SessionBroken, SyncBrowserSession, Tab, bar_click
 from dashboard.strings import EN
 from etl.store import STATE_FILE, stored_days
+from state.db import STATE_ENV, STATE_URL_ENV
 from tests.plotly_json import figure
 
 PASSWORD_ENV: Final = "LOAD_ADMIN_PASSWORD"  # noqa: S105  the variable's name, not a password
@@ -278,18 +286,55 @@ def parse_args(argv: Sequence[str] | None) -> tuple[argparse.Namespace, list[str
     )
     parser.add_argument("--store", type=Path, required=True, help="serve this store (made by the ETL)")
     parser.add_argument("--dashboard-config", type=Path, help="the dashboard's configuration (USAGE_CONFIG)")
+    parser.add_argument(
+        "--servers",
+        type=int,
+        default=1,
+        help="dashboard processes (default 1); more than one run behind nginx with deploy/'s files",
+    )
     args, locust = parser.parse_known_args(argv)
     if not is_store(args.store):
         parser.error(f"{args.store}: not a store made by the ETL (no {STATE_FILE}, no requests)")
+    if args.servers < 1:
+        parser.error("--servers: at least 1")
     return args, locust
 
 
+def warm_up(url: str, password: str, student: Person | None, timeout_s: float) -> str:
+    """One sign-in, not counted: a dashboard that has been up for a while holds its store
+    in memory, one just started reads it on its first page, which would otherwise be
+    measured as the first users' time. What it took, as a line for the log."""
+    session = SyncBrowserSession(url, timeout_s=max(timeout_s, 120.0))
+    began = time.monotonic()
+    try:
+        session.open(FIRST_QUERY)
+        _, refused = sign_in(session, password, student)
+    except (SessionBroken, LookupError) as exc:
+        return f"failed after {time.monotonic() - began:.1f} s: {exc}"
+    finally:
+        session.close()
+    problems = "; ".join([*session.errors, *([refused] if refused else [])])
+    return f"{time.monotonic() - began:.1f} s" + (f" ({problems})" if problems else "")
+
+
+@dataclass(frozen=True)
+class Served:
+    """What `serve` started: the URL Locust loads (nginx's with several processes), the
+    administrator password, each process's URL and id, nginx's access log if any."""
+
+    url: str
+    password: str = field(repr=False)
+    processes: tuple[tuple[str, int], ...]
+    access_log: Path | None = None
+
+
 @contextmanager
-def serve(store: Path, config: Path | None = None) -> Iterator[tuple[str, str]]:
-    """The dashboard over `store` (`streamlit run app.py` on a free loopback port): its
-    URL and a throwaway administrator password."""
+def serve(store: Path, config: Path | None = None, servers: int = 1) -> Iterator[Served]:
+    """The dashboard over `store` (`streamlit run app.py` on free loopback ports), with a
+    throwaway administrator password; several processes share one fresh state folder
+    behind nginx (deploy/nginx-usage-upstream.conf and deploy/nginx-usage.conf)."""
     from dashboard.auth import ADMIN_HASH_ENV, hash_password
-    from tests.browser import streamlit_server
+    from tests.browser import nginx, streamlit_process
 
     password = secrets.token_urlsafe(16)
     env = {
@@ -299,16 +344,72 @@ def serve(store: Path, config: Path | None = None) -> Iterator[tuple[str, str]]:
         "DATABASE_URL": "",
         "USAGE_CONFIG": str(config.resolve()) if config else "",
     }
-    with streamlit_server(env) as url:
-        yield url, password
+    with tempfile.TemporaryDirectory(prefix="load-") as folder, ExitStack() as stack:
+        work = Path(folder)
+        if servers > 1:
+            env |= {STATE_ENV: str(work / "state"), STATE_URL_ENV: ""}
+        processes = tuple(stack.enter_context(streamlit_process(env)) for _ in range(servers))
+        if servers == 1:
+            yield Served(processes[0][0], password, processes)
+            return
+        log = work / "access.log"
+        upstreams = [url.removeprefix("http://") for url, _ in processes]
+        url = stack.enter_context(nginx(work / "nginx", *upstreams, access_log=log))
+        yield Served(url, password, processes, log)
+
+
+def memory_mb(pid: int) -> dict[str, float]:
+    """A process's peak (VmHWM) and current (VmRSS) resident memory, MB."""
+    status = Path(f"/proc/{pid}/status").read_text(encoding="ascii").splitlines()
+    fields = (line.split() for line in status if line.startswith(("VmHWM:", "VmRSS:")))
+    return {name.rstrip(":"): int(kb) / 1024 for name, kb, *_ in fields}
+
+
+def spread(log: Path, offset: int) -> list[str]:
+    """How nginx spread the page loads (GET /) after `offset` in its access log over the
+    processes, and whether any browser's route cookie reached more than one of them."""
+    per_process: Counter[str] = Counter()
+    routes: defaultdict[str, set[str]] = defaultdict(set)
+    with log.open(encoding="ascii", errors="replace") as lines:
+        lines.seek(offset)
+        for line in lines:
+            upstream, route, method, uri = [*line.split(), "", "", "", ""][:4]
+            routes[route].add(upstream)
+            if method == "GET" and uri == "/":
+                per_process[upstream] += 1
+    strays = sum(1 for upstreams in routes.values() if len(upstreams) > 1)
+    browsers = Counter(next(iter(upstreams)) for upstreams in routes.values() if len(upstreams) == 1)
+    loads = ", ".join(f"{upstream} {count}" for upstream, count in sorted(per_process.items()))
+    kept = ", ".join(f"{upstream} {count}" for upstream, count in sorted(browsers.items()))
+    return [
+        f"page loads per process: {loads or 'none'}",
+        f"route cookies: {len(routes)}, served by more than one process: {strays}; per process: {kept}",
+    ]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Serve --store, run Locust on it with the other options; Locust's exit code."""
     args, locust = parse_args(argv)
-    with serve(args.store, args.dashboard_config) as (url, password):
-        command = [sys.executable, "-m", "locust", "-f", str(LOCUSTFILE), "--host", url, *locust]
-        return subprocess.run(command, env=os.environ | {PASSWORD_ENV: password}, check=False).returncode
+    with serve(args.store, args.dashboard_config, args.servers) as served:
+        if args.servers > 1 and "--cold" not in locust:
+            # each process reads its store on its first page: warm them all, not only the
+            # one nginx would send Locust's warm-up to (one after the other: the first
+            # sign-ins of processes sharing a new state folder must not race to create it)
+            for url, _ in served.processes:
+                outcome = warm_up(url, served.password, None, RUN_TIMEOUT_S)
+                print(f"warm-up sign-in on {url}: {outcome}", flush=True)
+            locust = [*locust, "--cold"]
+        offset = served.access_log.stat().st_size if served.access_log else 0
+        command = [sys.executable, "-m", "locust", "-f", str(LOCUSTFILE), "--host", served.url, *locust]
+        env = os.environ | {PASSWORD_ENV: served.password}
+        code = subprocess.run(command, env=env, check=False).returncode
+        for url, pid in served.processes:  # before they stop
+            memory = memory_mb(pid)
+            peak, now = memory["VmHWM"], memory["VmRSS"]
+            print(f"server {url} (pid {pid}): peak {peak:.0f} MB (VmHWM), now {now:.0f} MB (VmRSS)")
+        if served.access_log is not None:  # Locust's users have closed their WebSockets: all logged
+            print("\n".join(spread(served.access_log, offset)), flush=True)
+    return code
 
 
 if __name__ == "__main__":

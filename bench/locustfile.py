@@ -40,7 +40,6 @@ from locust.runners import WorkerRunner
 from bench.load import (
     ACTIONS,
     ADMIN_ACTIONS,
-    FIRST_QUERY,
     PASSWORD_ENV,
     POPULATIONS,
     STUDENT_ACTIONS,
@@ -55,6 +54,7 @@ from bench.load import (
     population,
     sign_in,
     think_range,
+    warm_up,
 )
 from bench.st_session import RUN_TIMEOUT_S, SessionBroken, SyncBrowserSession
 
@@ -141,24 +141,9 @@ def _init(environment: Environment, **_: Any) -> None:
     RUN = Run(students, everyone, think, options.page_timeout, options.seed, password)
     Student.weight, Admin.weight = options.students, 1 - options.students
     if environment.host and not options.cold and not isinstance(environment.runner, WorkerRunner):
-        log.info("warm-up sign-in before the users start: %s", warm_up(environment.host, RUN))
-
-
-def warm_up(url: str, run: Run) -> str:
-    """One sign-in, not counted: a dashboard that has been up for a while holds its store
-    in memory, one just started reads it on its first page, which would otherwise be
-    measured as the first users' time."""
-    session = SyncBrowserSession(url, timeout_s=max(run.timeout, 120.0))
-    began = time.monotonic()
-    try:
-        session.open(FIRST_QUERY)
-        sign_in(session, run.password, None if run.password else run.students[0])
-    except (SessionBroken, LookupError) as exc:
-        return f"failed after {time.monotonic() - began:.1f} s: {exc}"
-    finally:
-        session.close()
-    problems = "; ".join(session.errors)
-    return f"{time.monotonic() - began:.1f} s" + (f" ({problems})" if problems else "")
+        student = None if RUN.password else RUN.students[0]
+        outcome = warm_up(environment.host, RUN.password, student, RUN.timeout)
+        log.info("warm-up sign-in before the users start: %s", outcome)
 
 
 @events.report_to_master.add_listener
@@ -219,6 +204,9 @@ class Visitor(User):
         self.rng = random.Random(f"{run.seed}/{self.worker}/{self.role}/{self.turn}")
         self.student: Person | None = None
         self.session: SyncBrowserSession | None = None
+        # the person's browser: its cookies outlive a page (a reload keeps the proxy's
+        # route cookie, so the person stays on one process behind nginx)
+        self.cookies: dict[str, str] = {}
         self.signed_in = False
         self.deck: list[str] = []
 
@@ -232,7 +220,9 @@ class Visitor(User):
     def step(self) -> None:
         run = current()
         if self.session is None:
-            self.session = SyncBrowserSession(loopback_url(self.host or ""), timeout_s=run.timeout)
+            self.session = SyncBrowserSession(
+                loopback_url(self.host or ""), timeout_s=run.timeout, cookies=self.cookies
+            )
             self.signed_in = False
             if not self.act("open", open_page):
                 self.leave()

@@ -378,9 +378,14 @@ class Tab:
         timeout_s: float = RUN_TIMEOUT_S,
         browser: Browser = Browser(),
         headers: Mapping[str, str] | None = None,
+        cookies: dict[str, str] | None = None,
     ) -> None:
         parts = urlsplit(url)
         self.headers = dict(headers or {})  # sent with the WebSocket's handshake (e.g. X-Forwarded-For)
+        # the browser's cookies for this host, sent with every request as a browser does
+        # (a proxy's route cookie keeps the tab on one process); a jar passed in is kept
+        # by the caller and outlives the tab (the same browser reloading the page)
+        self.cookies = cookies if cookies is not None else {}
         self.host, self.port = parts.hostname or "127.0.0.1", parts.port or 80
         self.base = f"http://{parts.netloc}"
         self.timeout_s = timeout_s
@@ -459,13 +464,20 @@ class Tab:
         return ["streamlit", *([token] if token else [])]
 
     def _handshake_headers(self, token: str) -> dict[str, str]:
-        return self.headers | ({"Cookie": f"{XSRF_COOKIE}={token}"} if token else {})
+        jar = self.cookies | ({XSRF_COOKIE: token} if token else {})
+        return self.headers | ({"Cookie": _cookie_header(jar)} if jar else {})
 
     def _request(self, target: str) -> bytes:
         """A plain HTTP/1.1 GET (what the browser fetches before the WebSocket)."""
-        return f"GET {target} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\nConnection: close\r\n\r\n".encode(
-            "ascii"
-        )
+        cookie = f"Cookie: {_cookie_header(self.cookies)}\r\n" if self.cookies else ""
+        head = f"GET {target} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n{cookie}Connection: close\r\n\r\n"
+        return head.encode("ascii")
+
+    def _answered(self, answer: bytes, target: str) -> dict[str, str]:
+        """The cookies an HTTP answer sets, kept in the jar; SessionBroken unless 200 OK."""
+        cookies = _cookies(answer, target)
+        self.cookies.update(cookies)
+        return cookies
 
     def _rerun_script(self, rerun: Rerun) -> bytes:
         """The BackMsg of a rerun, as the frontend sends it; the run's errors start empty."""
@@ -550,6 +562,10 @@ class Tab:
         return True
 
 
+def _cookie_header(jar: Mapping[str, str]) -> str:
+    return "; ".join(f"{name}={value}" for name, value in jar.items())
+
+
 def _cookies(answer: bytes, target: str) -> dict[str, str]:
     """The cookies of an HTTP answer; SessionBroken unless it is 200 OK."""
     head = answer.split(b"\r\n\r\n", 1)[0].decode("latin-1").split("\r\n")
@@ -574,8 +590,9 @@ class BrowserSession(Tab):
         timeout_s: float = RUN_TIMEOUT_S,
         browser: Browser = Browser(),
         headers: Mapping[str, str] | None = None,
+        cookies: dict[str, str] | None = None,
     ) -> None:
-        super().__init__(url, timeout_s=timeout_s, browser=browser, headers=headers)
+        super().__init__(url, timeout_s=timeout_s, browser=browser, headers=headers, cookies=cookies)
         self._ws: ClientConnection | None = None
 
     async def open(self, query_string: str = "") -> float:
@@ -613,7 +630,7 @@ class BrowserSession(Tab):
             await writer.wait_closed()
         except (OSError, TimeoutError) as exc:
             raise SessionBroken(f"GET {target}: {exc!r}") from exc
-        return _cookies(answer, target)
+        return self._answered(answer, target)
 
     async def close(self) -> None:
         if self._ws is not None:
@@ -681,8 +698,9 @@ class SyncBrowserSession(Tab):
         timeout_s: float = RUN_TIMEOUT_S,
         browser: Browser = Browser(),
         headers: Mapping[str, str] | None = None,
+        cookies: dict[str, str] | None = None,
     ) -> None:
-        super().__init__(url, timeout_s=timeout_s, browser=browser, headers=headers)
+        super().__init__(url, timeout_s=timeout_s, browser=browser, headers=headers, cookies=cookies)
         self._ws: websocket.WebSocket | None = None
 
     def open(self, query_string: str = "") -> float:
@@ -715,7 +733,7 @@ class SyncBrowserSession(Tab):
                     chunks.append(chunk)
         except OSError as exc:  # TimeoutError included
             raise SessionBroken(f"GET {target}: {exc!r}") from exc
-        return _cookies(b"".join(chunks), target)
+        return self._answered(b"".join(chunks), target)
 
     def close(self) -> None:
         if self._ws is not None:

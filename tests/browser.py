@@ -8,6 +8,7 @@ reachable here. A missing Chromium fails the test with what to install, never sk
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import socket
@@ -15,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -64,15 +66,22 @@ def free_port() -> int:
 def streamlit_server(env: dict[str, str], *args: str) -> Iterator[str]:
     """`streamlit run app.py` on a free loopback port; yields its URL once healthy. Its
     state (sessions, sign-in budgets) is a folder of its own unless `env` names one."""
+    with streamlit_process(env, *args) as (url, _):
+        yield url
+
+
+@contextmanager
+def streamlit_process(env: dict[str, str], *args: str) -> Iterator[tuple[str, int]]:
+    """streamlit_server's URL and the server's process id (for its memory)."""
     if STATE_ENV not in env and STATE_URL_ENV not in env:
         if os.environ.get(STATE_ENV):  # the test's own folder (its one-time code's)
             env = {**env, STATE_URL_ENV: ""}
         else:
             with (
                 tempfile.TemporaryDirectory(prefix="dashboard-state-") as state,
-                streamlit_server({**env, STATE_ENV: state, STATE_URL_ENV: ""}, *args) as url,
+                streamlit_process({**env, STATE_ENV: state, STATE_URL_ENV: ""}, *args) as served,
             ):
-                yield url
+                yield served
             return
     port = free_port()
     command = [
@@ -81,8 +90,8 @@ def streamlit_server(env: dict[str, str], *args: str) -> Iterator[str]:
         *("--browser.gatherUsageStats", "false"),
         *args,
     ]
-    with serve(command, env, port) as url:
-        yield url
+    with serve_process(command, env, port) as served:
+        yield served
 
 
 @contextmanager
@@ -137,6 +146,15 @@ def serve(command: list[str], env: dict[str, str], port: int, start_s: float = 6
     """Run `command` (which serves the app on `port`) until the health endpoint answers;
     yields the URL and stops the command and everything it started. Its output goes to
     test-artifacts/streamlit-<port>.log (see `stopped_logs` for when it is deleted)."""
+    with serve_process(command, env, port, start_s) as (url, _):
+        yield url
+
+
+@contextmanager
+def serve_process(
+    command: list[str], env: dict[str, str], port: int, start_s: float = 60
+) -> Iterator[tuple[str, int]]:
+    """serve's URL and the process id of `command`."""
     log = ARTIFACTS / f"streamlit-{port}.log"
     ARTIFACTS.mkdir(exist_ok=True)
     clean = False
@@ -153,7 +171,7 @@ def serve(command: list[str], env: dict[str, str], port: int, start_s: float = 6
         try:
             if not wait_healthy(url, proc, start_s):
                 pytest.fail(f"{' '.join(command)} did not serve; its log:\n{log.read_text()}")
-            yield url
+            yield url, proc.pid
             clean = True
         finally:
             os.killpg(proc.pid, signal.SIGTERM)
@@ -164,6 +182,89 @@ def serve(command: list[str], env: dict[str, str], port: int, start_s: float = 6
                 proc.wait()
     if clean:
         stopped_logs.append(log)
+
+
+SNIPPET = REPO / "deploy" / "nginx-usage.conf"
+UPSTREAMS = REPO / "deploy" / "nginx-usage-upstream.conf"
+SERVER_LINE = re.compile(r"^\s*server 127\.0\.0\.1:85\d\d;\n", re.MULTILINE)
+# nginx's access log, when asked for: which process served which route cookie's request
+ROUTE_LOG = "$upstream_addr $usage_route $request_method $uri"
+
+
+@contextmanager
+def nginx(tmp_path: Path, *upstreams: str, access_log: Path | None = None) -> Iterator[str]:
+    """nginx serving deploy/'s two files (the processes they name replaced by
+    `upstreams`) on a free loopback port; yields its URL. Each answer says which process
+    served it (X-Upstream, for the tests only); `access_log` gets a ROUTE_LOG line per
+    request (a WebSocket's when it closes)."""
+    binary = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
+    if binary is None:
+        pytest.fail("nginx is missing: .ci/run installs Debian's nginx-light")
+    snippet = SNIPPET.read_text(encoding="utf-8")
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    assert "location / {" in snippet
+    test_header = "location / {\n    add_header X-Upstream $upstream_addr always;"
+    (tmp_path / "usage.conf").write_text(snippet.replace("location / {", test_header), encoding="utf-8")
+    named = UPSTREAMS.read_text(encoding="utf-8")
+    assert len(SERVER_LINE.findall(named)) == 2
+    servers = "".join(f"    server {upstream};\n" for upstream in upstreams)
+    (tmp_path / "upstream.conf").write_text(
+        SERVER_LINE.sub("", named).replace("consistent;\n", "consistent;\n" + servers, 1), encoding="utf-8"
+    )
+    port = free_port()
+    temp = {name: tmp_path / name for name in ("body", "proxy", "fastcgi", "uwsgi", "scgi")}
+    for path in temp.values():
+        path.mkdir()
+    logging = "access_log off;"
+    if access_log:
+        logging = f"log_format route '{ROUTE_LOG}';\n    access_log {access_log} route;"
+    (tmp_path / "nginx.conf").write_text(
+        f"""daemon off;
+pid {tmp_path}/nginx.pid;
+error_log {tmp_path}/error.log;
+events {{}}
+http {{
+    {logging}
+    client_body_temp_path {temp["body"]};
+    proxy_temp_path {temp["proxy"]};
+    fastcgi_temp_path {temp["fastcgi"]};
+    uwsgi_temp_path {temp["uwsgi"]};
+    scgi_temp_path {temp["scgi"]};
+    include {tmp_path}/upstream.conf;
+    server {{
+        listen 127.0.0.1:{port};
+        include {tmp_path}/usage.conf;
+    }}
+}}
+""",
+        encoding="utf-8",
+    )
+    proc = subprocess.Popen(
+        [binary, "-c", str(tmp_path / "nginx.conf"), "-p", str(tmp_path), "-e", str(tmp_path / "error.log")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2):
+                    break
+            except urllib.error.HTTPError:
+                break  # nginx answers (the upstream may say 404): it is up
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    output = proc.stdout.read().decode() if proc.stdout else ""
+                    pytest.fail(f"nginx did not start: {output}")
+                time.sleep(0.2)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        proc.send_signal(signal.SIGQUIT)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 @contextmanager

@@ -6,18 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import http.server
-import re
-import shutil
-import signal
-import subprocess
 import threading
 import time
 import urllib.request
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-
-import pytest
 
 from bench.signin_guess import guess_once
 from bench.st_session import BrowserSession
@@ -26,85 +18,10 @@ from dashboard.sessions import COOKIE
 from dashboard.strings import EN
 from state.db import STATE_ENV, STATE_URL_ENV
 from tests import known_store
-from tests.browser import chromium, free_port, known_store_server, sign_in_as_administrator, streamlit_server
+from tests.browser import chromium, known_store_server, nginx, sign_in_as_administrator, streamlit_server
 
 REPO = Path(__file__).resolve().parent.parent
-SNIPPET = REPO / "deploy" / "nginx-usage.conf"
-UPSTREAMS = REPO / "deploy" / "nginx-usage-upstream.conf"
 UPSTREAM = "127.0.0.1:8501"  # the first process the files name; a test's server has another port
-SERVER_LINE = re.compile(r"^\s*server 127\.0\.0\.1:85\d\d;\n", re.MULTILINE)
-
-
-@contextmanager
-def nginx(tmp_path: Path, *upstreams: str) -> Iterator[str]:
-    """nginx serving deploy/'s two files (the processes they name replaced by
-    `upstreams`) on a free loopback port; yields its URL. Each answer says which process
-    served it (X-Upstream, for the tests only)."""
-    binary = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
-    if binary is None:
-        pytest.fail("nginx is missing: .ci/run installs Debian's nginx-light")
-    snippet = SNIPPET.read_text(encoding="utf-8")
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    assert "location / {" in snippet
-    test_header = "location / {\n    add_header X-Upstream $upstream_addr always;"
-    (tmp_path / "usage.conf").write_text(snippet.replace("location / {", test_header), encoding="utf-8")
-    named = UPSTREAMS.read_text(encoding="utf-8")
-    assert len(SERVER_LINE.findall(named)) == 2
-    servers = "".join(f"    server {upstream};\n" for upstream in upstreams)
-    (tmp_path / "upstream.conf").write_text(
-        SERVER_LINE.sub("", named).replace("consistent;\n", "consistent;\n" + servers, 1), encoding="utf-8"
-    )
-    port = free_port()
-    temp = {name: tmp_path / name for name in ("body", "proxy", "fastcgi", "uwsgi", "scgi")}
-    for path in temp.values():
-        path.mkdir()
-    (tmp_path / "nginx.conf").write_text(
-        f"""daemon off;
-pid {tmp_path}/nginx.pid;
-error_log {tmp_path}/error.log;
-events {{}}
-http {{
-    access_log off;
-    client_body_temp_path {temp["body"]};
-    proxy_temp_path {temp["proxy"]};
-    fastcgi_temp_path {temp["fastcgi"]};
-    uwsgi_temp_path {temp["uwsgi"]};
-    scgi_temp_path {temp["scgi"]};
-    include {tmp_path}/upstream.conf;
-    server {{
-        listen 127.0.0.1:{port};
-        include {tmp_path}/usage.conf;
-    }}
-}}
-""",
-        encoding="utf-8",
-    )
-    proc = subprocess.Popen(
-        [binary, "-c", str(tmp_path / "nginx.conf"), "-p", str(tmp_path), "-e", str(tmp_path / "error.log")],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
-    try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2):
-                    break
-            except urllib.error.HTTPError:
-                break  # nginx answers (the upstream may say 404): it is up
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    output = proc.stdout.read().decode() if proc.stdout else ""
-                    pytest.fail(f"nginx did not start: {output}")
-                time.sleep(0.2)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        proc.send_signal(signal.SIGQUIT)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 class _Echo(http.server.BaseHTTPRequestHandler):
