@@ -215,10 +215,13 @@ def test_five_users_do_everything_without_failures_or_leaks(simulated_store: Pat
     assert _rows(tmp_path / "run_failures.csv") == [], output
     signins = {row["Name"]: int(row["Request Count"]) for row in stats if row["Type"] == "signin"}
     assert signins["admin"] >= 3 and signins["student"] >= 2, output
-    # every action a student made was followed by the search of their page for other ids
+    # every action a student made was followed by the search of their page for other ids;
+    # an action still under way when the run stops may be searched and not yet in the
+    # statistics Locust wrote: at most one per student user (two of the five here)
     student_actions = sum(int(row["Request Count"]) for row in stats if row["Name"] == "student")
     isolation = _rows(tmp_path / "run_isolation.csv")[0]
-    assert int(isolation["student_pages"]) == student_actions > 2, output
+    assert student_actions > 2, output
+    assert student_actions <= int(isolation["student_pages"]) <= student_actions + 2, output
     assert isolation["leaks"] == "0", output
     assert code == 0, output
 
