@@ -28,7 +28,6 @@ import argparse
 import datetime as dt
 import os
 import secrets
-import signal
 import statistics
 import subprocess
 import sys
@@ -44,7 +43,15 @@ from dashboard.auth import ADMIN_HASH_ENV, hash_password
 from dashboard.figures import ACCENT
 from dashboard.strings import EN
 from state.db import STATE_ENV, STATE_URL_ENV
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, chart_data, free_port, wait_healthy, wait_until_rendered
+from tests.browser import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    chart_data,
+    free_port,
+    stop_group,
+    wait_healthy,
+    wait_until_rendered,
+)
 
 REPO = Path(__file__).resolve().parent.parent
 LOGS = REPO / "bench" / "out"
@@ -338,12 +345,7 @@ def server(tree: Path, store: Path | None, password: str, label: str) -> Iterato
                     raise RuntimeError(f"streamlit run app.py did not serve in {tree}: see {log.name}")
                 yield url
             finally:
-                os.killpg(proc.pid, signal.SIGTERM)
-                try:
-                    proc.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                    proc.wait()
+                stop_group(proc)
 
 
 # --- the table ----------------------------------------------------------------------------

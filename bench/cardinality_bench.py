@@ -18,7 +18,6 @@ import argparse
 import asyncio
 import os
 import secrets
-import signal
 import socket
 import statistics
 import subprocess
@@ -32,7 +31,7 @@ from bench import cardinality_store
 from bench.st_session import BrowserSession, SessionBroken
 from dashboard.auth import ADMIN_HASH_ENV, hash_password
 from dashboard.strings import EN
-from tests.browser import wait_healthy
+from tests.browser import stop_group, wait_healthy
 
 REPO = Path(__file__).resolve().parent.parent
 TIMEOUT_S = 300.0  # a first Overview not over by then is reported as such
@@ -120,12 +119,7 @@ def server(tree: Path, store: Path, password: str) -> Iterator[tuple[str, int]]:
             raise RuntimeError(f"streamlit did not start in {tree}")
         yield url, proc.pid
     finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+        stop_group(proc)
 
 
 def peak_mb(pid: int) -> float:

@@ -174,14 +174,20 @@ def serve_process(
             yield url, proc.pid
             clean = True
         finally:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+            stop_group(proc)
     if clean:
         stopped_logs.append(log)
+
+
+def stop_group(proc: subprocess.Popen[Any]) -> None:
+    """Stop a process started with start_new_session and everything it started: SIGTERM,
+    then SIGKILL after 10 s."""
+    os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
 
 
 SNIPPET = REPO / "deploy" / "nginx-usage.conf"
