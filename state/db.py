@@ -134,12 +134,7 @@ class StateDB:
         self._lock = threading.Lock()  # one decision at a time within the process
         try:
             self.engine = _engine(url)
-            metadata.create_all(self.engine)
-            with self.engine.begin() as conn:
-                if conn.execute(sa.select(gate_turn.c.id)).first() is None:
-                    conn.execute(sa.insert(gate_turn).values(id=1, turn=0))
-        except sa.exc.IntegrityError:
-            pass  # another process inserted the turn row first
+            _create(self.engine)
         except (sa.exc.SQLAlchemyError, OSError) as exc:
             raise StateUnavailable(_reason(exc)) from None
 
@@ -245,6 +240,27 @@ class StateDB:
                     .values(expires=now + found.lifetime_s)
                 )
         return found
+
+
+def _create(engine: Engine, attempts: int = 5) -> None:
+    """The tables and the turn row, if missing. Processes starting together race to make
+    them (create_all checks, then creates): the loser finds them made and looks again."""
+    for attempt in range(attempts):
+        try:
+            metadata.create_all(engine)
+            with engine.begin() as conn:
+                if conn.execute(sa.select(gate_turn.c.id)).first() is None:
+                    conn.execute(sa.insert(gate_turn).values(id=1, turn=0))
+            return
+        except (sa.exc.OperationalError, sa.exc.IntegrityError, sa.exc.ProgrammingError) as exc:
+            # "table ... already exists", a duplicate turn row: made by another process
+            if attempt == attempts - 1 or not _made_meanwhile(exc):
+                raise
+
+
+def _made_meanwhile(exc: sa.exc.DBAPIError) -> bool:
+    text = str(exc.orig).lower()
+    return "already exists" in text or "unique" in text or "duplicate" in text
 
 
 def digest(secret: str) -> str:

@@ -145,3 +145,17 @@ def test_a_damaged_or_unreachable_database_is_refused_never_passed(tmp_path: Pat
         gate.admit("password", "admin", None)
     with pytest.raises(state_db.StateUnavailable):
         db.by_token("whatever", 0.0)
+
+
+def test_processes_starting_together_on_a_new_database_all_open_it(tmp_path: Path) -> None:
+    """Two processes' first sign-ins at once each create the tables if missing; the loser
+    of that race must find them made, not refuse the sign-in (seen with 2 processes)."""
+    url = url_of(tmp_path / "state")
+    start = threading.Barrier(8)
+
+    def open_db(_: int) -> bool:
+        start.wait()
+        return isinstance(state_db.StateDB(url), state_db.StateDB)
+
+    with ThreadPoolExecutor(8) as pool:
+        assert all(pool.map(open_db, range(8)))
