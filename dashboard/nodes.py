@@ -161,30 +161,31 @@ def render(config: Config, reader: Reader, state: ViewState, *, own_only: bool =
         csv = panels.csv_name("load_table", filters)
         serving.load_table(data, settings.stable_p95_ms, highlighted, worst_first, file_name=csv)
     with section["speed"]:
-        left, right = st.columns(2)
-        with left, st.container(border=True):
-            st.markdown(f"**{t('nodes.speed')}**")
-            figure = figures.node_lines(
-                data["node_speed_by_bucket"],
+        # each node's median output speed and time to first token over time, side by side
+        lines: tuple[tuple[str, str, str, str, dict[str, str]], ...] = (
+            # speed's hover as format.rate writes it; the time's the chart's own
+            (
+                "nodes.speed",
                 "output_tps_p50",
-                t("axis.tps"),
-                mine.get("node_speed_by_bucket"),
-                who,
-                hover=plain("unit.tok_s", value="%{y:,.1f}"),  # as format.rate writes it
-                span=span,
-            )
-            st.plotly_chart(figure, key="speed")
-        with right, st.container(border=True):
-            st.markdown(f"**{t('nodes.ttft')}**")
-            figure = figures.node_lines(
-                data["node_speed_by_bucket"],
-                "ttft_p50_ms",
-                t("axis.ttft"),
-                mine.get("node_speed_by_bucket"),
-                who,
-                span=span,
-            )
-            st.plotly_chart(figure, key="ttft")
+                "axis.tps",
+                "speed",
+                {"hover": plain("unit.tok_s", value="%{y:,.1f}")},
+            ),
+            ("nodes.ttft", "ttft_p50_ms", "axis.ttft", "ttft", {}),
+        )
+        for column, (title, measure, axis, key, extra) in zip(st.columns(2), lines, strict=True):
+            with column, st.container(border=True):
+                st.markdown(f"**{t(title)}**")
+                figure = figures.node_lines(
+                    data["node_speed_by_bucket"],
+                    measure,
+                    t(axis),
+                    mine.get("node_speed_by_bucket"),
+                    who,
+                    span=span,
+                    **extra,
+                )
+                st.plotly_chart(figure, key=key)
     with section["bands"]:
         serving.prompt_bands(data, highlighted)
     with section["cache"]:

@@ -22,7 +22,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from dashboard.sessions import COOKIE, HEADER, ROUTE, database
+from dashboard.sessions import COOKIE, HEADER, ROUTE, database, route_path
 from state import db as state_db
 
 log = logging.getLogger("dashboard.auth")
@@ -34,9 +34,7 @@ NO_STORE = {"Cache-Control": "no-store"}
 
 def routes(base_url_path: str) -> list[Route]:
     """The route, under the app's base path (server.baseUrlPath)."""
-    base = base_url_path.strip("/")
-    path = "/" + "/".join(part for part in (base, ROUTE) if part)
-    return [Route(path, _session, methods=["POST"])]
+    return [Route(route_path(base_url_path), _session, methods=["POST"])]
 
 
 async def _session(request: Request) -> Response:

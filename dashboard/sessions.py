@@ -38,6 +38,12 @@ ROUTE: Final = "api/session"  # below the app's base path; POST only
 HEADER: Final = "X-Usage-Session"  # a custom header: a cross-site form cannot send it
 
 
+def route_path(base_url_path: str) -> str:
+    """The session route's path under the app's base path (server.baseUrlPath)."""
+    base = base_url_path.strip("/")
+    return "/" + "/".join(part for part in (base, ROUTE) if part)
+
+
 def database() -> state_db.StateDB:
     """The processes' shared state database (raises state_db.StateUnavailable)."""
     return state_db.shared(state_db.state_url(os.environ))
@@ -153,8 +159,7 @@ def _end(sid: str) -> None:
 
 
 def _post(body: dict[str, object]) -> None:
-    base = str(st.get_option("server.baseUrlPath") or "").strip("/")
-    path = "/" + "/".join(part for part in (base, ROUTE) if part)
+    path = route_path(str(st.get_option("server.baseUrlPath") or ""))
     options = {
         "method": "POST",
         "credentials": "same-origin",

@@ -57,6 +57,17 @@ def table_with(found: list[dict[str, Any]], header: str) -> dict[str, Any]:
     return next(table for table in found if header in table["headers"])
 
 
+def open_nodes(page: Any, app_url: str, lang: Language) -> None:
+    """Sign in as an administrator on the test's view in `lang`, then open the Nodes page
+    from the navigation and wait until its charts are drawn."""
+    texts = TEXTS[lang]
+    page.goto(f"{app_url}/?{urllib.parse.urlencode({**VIEW, 'lang': lang})}")
+    sign_in_as_administrator(page, PASSWORD, texts)
+    page.locator("[data-testid='stSidebarNav'] a", has_text=texts["page.nodes"]).click()
+    page.wait_for_function("() => location.pathname === '/nodes'", timeout=60_000)
+    wait_until_rendered(page, charts=NODES_CHARTS)
+
+
 def column(table: dict[str, Any], header: str) -> list[str]:
     index = table["headers"].index(header)
     return [row[index] for row in table["rows"]]
@@ -67,11 +78,7 @@ def test_the_nodes_page_shows_how_the_nodes_serve(app_url: str, lang: Language, 
     texts = TEXTS[lang]
     with chromium(viewport={"width": 1440, "height": 2400}) as page:
         try:
-            page.goto(f"{app_url}/?{urllib.parse.urlencode({**VIEW, 'lang': lang})}")
-            sign_in_as_administrator(page, PASSWORD, texts)
-            page.locator("[data-testid='stSidebarNav'] a", has_text=texts["page.nodes"]).click()
-            page.wait_for_function("() => location.pathname === '/nodes'", timeout=60_000)
-            wait_until_rendered(page, charts=NODES_CHARTS)
+            open_nodes(page, app_url, lang)
             for title in ("serving.load", "serving.bands", "serving.cache", "serving.routing"):
                 assert page.get_by_text(texts[title], exact=True).count() == 1, (lang, title)
             for key in INSIGHT_CHARTS:
@@ -140,11 +147,7 @@ def test_every_section_of_the_nodes_page_is_a_click_away(app_url: str, lang: Lan
     texts = TEXTS[lang]
     with chromium(viewport={"width": 1280, "height": 800}) as page:
         try:
-            page.goto(f"{app_url}/?{urllib.parse.urlencode({**VIEW, 'lang': lang})}")
-            sign_in_as_administrator(page, PASSWORD, texts)
-            page.locator("[data-testid='stSidebarNav'] a", has_text=texts["page.nodes"]).click()
-            page.wait_for_function("() => location.pathname === '/nodes'", timeout=60_000)
-            wait_until_rendered(page, charts=NODES_CHARTS)
+            open_nodes(page, app_url, lang)
             verdicts = page.locator(".st-key-verdicts").bounding_box()
             assert verdicts is not None
             for name in nodes.TABS:
