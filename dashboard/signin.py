@@ -18,7 +18,7 @@ from typing import Literal
 
 import streamlit as st
 
-from dashboard import auth, one_time_code, sessions
+from dashboard import auth, one_time_code, preload, sessions
 from dashboard.strings import t
 from etl.config import DashboardSettings
 from queries.runner import StoreReader
@@ -49,6 +49,7 @@ def render(
     """The sign-in form; `demo`: the demo's, whose administrator enters by its own button."""
     st.title(t("signin.title"))
     st.caption(t("signin.subtitle"))
+    preload.chart_code()
     # a refusal is said here, above the forms: below the button it was under the fold of
     # a 1280x800 screen on the demo's page
     notice = st.container()
