@@ -1,10 +1,11 @@
 """The documented reverse proxy, run for real: nginx with deploy/nginx-usage.conf
-overwrites a client's forged X-Forwarded-For, forbids framing, and carries the dashboard's
-WebSocket (a sign-in through it works)."""
+overwrites a client's forged X-Forwarded-For, forbids framing, compresses the page's code
+and carries the dashboard's WebSocket (a sign-in through it works)."""
 
 from __future__ import annotations
 
 import asyncio
+import gzip
 import http.server
 import threading
 import time
@@ -13,6 +14,7 @@ from pathlib import Path
 
 from bench.signin_guess import guess_once
 from bench.st_session import BrowserSession
+from dashboard import preload
 from dashboard.auth import PASSWORD_PACE, hash_password
 from dashboard.sessions import COOKIE
 from dashboard.strings import EN
@@ -69,6 +71,16 @@ def test_a_student_signs_in_through_the_proxy(tmp_path: Path) -> None:
         nginx(tmp_path / "nginx", app_url.removeprefix("http://")) as url,
     ):
         assert asyncio.run(sign_in(url))
+        # the charts' code, which a first visit waits for, travels compressed and is kept
+        chunk = f"static/js/{preload.chunk_files()[0]}"
+        whole = (preload.STATIC_JS / preload.chunk_files()[0]).stat().st_size
+        request = urllib.request.Request(f"{url}/{chunk}", headers={"Accept-Encoding": "gzip"})  # noqa: S310
+        with urllib.request.urlopen(request, timeout=10) as answer:  # noqa: S310
+            body = answer.read()
+            assert answer.headers["Content-Encoding"] == "gzip"
+            assert "immutable" in answer.headers["Cache-Control"]
+        assert len(body) < whole / 2
+        assert len(gzip.decompress(body)) == whole
 
 
 def test_the_caddyfile_forbids_framing_and_keeps_caddys_own_address_handling() -> None:
