@@ -93,9 +93,11 @@ INSTRUMENT = """() => {
     if (!b.armed || b.t0 === null) return;
     for (const r of records) {
       if (r.type === 'attributes' && r.target === app && r.attributeName === 'data-test-script-state') {
-        const state = app.getAttribute('data-test-script-state');
-        if (state === 'running' && b.running === null) b.running = t;
-        if (state === 'notRunning' && b.running !== null) b.finished = t;
+        // by the record's old value, not the attribute's value now: a short run can
+        // start and end before the observer is called (its main thread busy meanwhile),
+        // and both records then read "notRunning"
+        if (b.running === null) b.running = t;
+        if (r.oldValue === 'running') b.finished = t;
         continue;
       }
       const el = r.target.nodeType === 1 ? r.target : r.target.parentElement;
@@ -103,7 +105,8 @@ INSTRUMENT = """() => {
       seen(t);
       b.mutations++;
     }
-  }).observe(document.body, {subtree: true, childList: true, attributes: true, characterData: true});
+  }).observe(document.body, {subtree: true, childList: true, attributes: true, attributeOldValue: true,
+    characterData: true});
   for (const type of ['pointerdown', 'keydown']) {
     document.addEventListener(type, (e) => { if (b.armed && b.t0 === null) b.t0 = e.timeStamp; }, true);
   }
