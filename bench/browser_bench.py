@@ -120,6 +120,8 @@ DONE = f"""() => {{
   return b.t0 !== null && b.finished !== null && app.getAttribute('data-test-script-state') === 'notRunning'
     && performance.now() - Math.max(b.last, b.finished) >= {QUIET_MS};
 }}"""
+STATE = """() => { const b = window.__bench; const app = document.querySelector("[data-testid='stApp']");
+  return {...b, state: app && app.getAttribute('data-test-script-state'), now: performance.now()}; }"""
 DISARM = """() => { const b = window.__bench; b.armed = false;
   return {t0: b.t0, last: b.last, running: b.running, finished: b.finished,
           mutations: b.mutations, afterplots: b.afterplots}; }"""
@@ -165,7 +167,11 @@ def timed(page: Any, frames: Frames, act: Callable[[], None]) -> Timing:
     page.evaluate(ARM)
     frames.reset()
     act()
-    page.wait_for_function(DONE, timeout=TIMEOUT_MS, polling=50)
+    try:
+        page.wait_for_function(DONE, timeout=TIMEOUT_MS, polling=50)
+    except Exception as exc:  # say what the page saw, not only that it took too long
+        seen = page.evaluate(STATE)
+        raise Invalid(f"not done after {TIMEOUT_MS} ms on {page.url}: {seen}") from exc
     b = page.evaluate(DISARM)
     if b["t0"] is None:
         raise Invalid("no pointer or key event reached the page")

@@ -34,7 +34,7 @@ def render(config: Config, reader: Reader, state: ViewState, links: Mapping[str,
         return
     now = dt.datetime.now(dt.UTC)
     with panels.computing(state, now):
-        page = panels.load(reader, state, now, config.dashboard)
+        page = panels.load(reader, state, now, config.dashboard, ahead=panels.PREFETCH_USERS)
         costs = pages.api_cost(reader, page.filters, top_names=config.dashboard.top_names)
         answers = pages.glance(reader, page.filters) | ({"api_cost_totals": costs["totals"]} if costs else {})
         window = pages.verdict_window(reader.resolve(page.filters))

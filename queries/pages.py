@@ -13,7 +13,7 @@ import pandas as pd
 
 from etl.config import DashboardSettings
 from queries.filters import Filters, InvalidFilter
-from queries.runner import Reader
+from queries.runner import Job, Reader
 from queries.serving import PROMPT_BANDS
 
 # key -> query; "totals_previous" is totals over the period before (the cards' deltas)
@@ -45,16 +45,24 @@ def overview(
     """The overview's result sets: each breakdown's `top_names` busiest names (the grid's
     `grid_names` users and clients), and the `highlight`ed user whatever their rank."""
     filters = reader.resolve(filters)
+    return reader.run_many(overview_jobs(filters, top_names, grid_names, highlight))
+
+
+# the overview's result sets that keep the highlighted user whatever their rank
+WITH_HIGHLIGHT = ("by_user", "user_client_matrix")
+
+
+def overview_jobs(filters: Filters, top_names: int, grid_names: int, highlight: str | None) -> dict[str, Job]:
+    """overview()'s queries over resolved `filters`."""
     params: dict[str, dict[str, Any]] = {
         **{key: {"top_names": top_names} for key in NAMED},
         "by_user": {"top_names": top_names, "highlight": highlight},
         "user_client_matrix": {"grid_names": grid_names, "highlight": highlight},
     }
-    jobs = {
+    return {
         key: (name, filters.previous() if key == "totals_previous" else filters, params.get(key, {}))
         for key, name in OVERVIEW_QUERIES.items()
     }
-    return reader.run_many(jobs)
 
 
 # the Overview's "at a glance" block (dashboard/glance.py): each node's figures over the

@@ -71,6 +71,8 @@ class Reader(Protocol):
 
     def run_many(self, jobs: Mapping[str, Job]) -> dict[str, pd.DataFrame]: ...
 
+    def prefetch(self, jobs: Mapping[str, Job]) -> None: ...
+
     def compare(self, name: str, filters: Filters, **params: Any) -> pd.DataFrame: ...
 
     def resolve(self, filters: Filters) -> Filters: ...
@@ -150,6 +152,7 @@ class _Snapshot:
 
 
 WARM_RESULTS = 200  # recent result sets answered again on each new snapshot
+PREFETCH_BATCHES = 4  # prefetch() batches that may wait; more are dropped
 WARM_FOR_S = 20.0  # at most this long, so that new data is never held back for long
 
 
@@ -210,6 +213,8 @@ class StoreReader:
         # what sessions asked for lately, to answer again on a new snapshot before it serves
         self._recent: OrderedDict[str, tuple[str, Filters, dict[str, Any]]] = OrderedDict()
         self._recent_lock = threading.Lock()
+        self._prefetching = 0  # batches of prefetch() waiting or running
+        self._prefetch_newest = 0  # the newest batch's number
 
     def run(self, name: str, filters: Filters | None = None, **params: Any) -> pd.DataFrame:
         """The result of `<name>.sql` under `filters` (default: everything in scope)."""
@@ -225,6 +230,35 @@ class StoreReader:
             for key, job in jobs.items()
         }
         return {key: future.result() for key, future in futures.items()}
+
+    def prefetch(self, jobs: Mapping[str, Job]) -> None:
+        """Compute `jobs` in the background, one after the other on one thread, for a click
+        that may ask for them next (the highlighted parts of the users a page shows): into
+        the shared results only, not into what each new snapshot answers again. The newest
+        batch goes first: an older one stops where it is (its page has been left or
+        changed: what it asks ahead is least likely to be asked). Nothing when results are
+        not shared, or when PREFETCH_BATCHES batches already wait."""
+        if not self._results.max_entries or not jobs:
+            return
+        with self._recent_lock:
+            if self._prefetching >= PREFETCH_BATCHES:
+                return
+            self._prefetching += 1
+            self._prefetch_newest += 1
+            batch = self._prefetch_newest
+        _prefetch_pool().submit(self._prefetch, self._snapshot(), dict(jobs), batch)
+
+    def _prefetch(self, snap: _Snapshot, jobs: dict[str, Job], batch: int) -> None:
+        try:
+            for job in jobs.values():
+                if snap is not self._current or batch != self._prefetch_newest:
+                    return  # a newer store serves, or a newer page asks ahead
+                self._run(snap, job[0], job[1], job[2] if len(job) > 2 else {}, remember=False)
+        except Exception:  # a page asking for it will see and report the error
+            log.warning("prefetching %s failed", list(jobs), exc_info=True)
+        finally:
+            with self._recent_lock:
+                self._prefetching -= 1
 
     def compare(self, name: str, filters: Filters, **params: Any) -> pd.DataFrame:
         """A one-row query for `filters` and for the period of equal length before it,
@@ -265,18 +299,28 @@ class StoreReader:
         """Identifies the store's content: a cache keyed on it is never stale."""
         return self._snapshot().version
 
-    def _run(self, snap: _Snapshot, name: str, filters: Filters, params: Mapping[str, Any]) -> pd.DataFrame:
+    def _run(
+        self,
+        snap: _Snapshot,
+        name: str,
+        filters: Filters,
+        params: Mapping[str, Any],
+        *,
+        remember: bool = True,
+    ) -> pd.DataFrame:
         """One result set, computed once per snapshot and shared by every session that
-        asks for the same one (a class opening the dashboard at once asks 50 times)."""
+        asks for the same one (a class opening the dashboard at once asks 50 times);
+        `remember`ed to be answered again on the next snapshot (_warm)."""
         resolved = self._resolve(filters, snap)
         variable = resolved.variable()
         key = (snap.version, name, repr(sorted(variable.items())), repr(sorted(params.items())))
-        asked = repr((name, filters, filters.only_keys, sorted(params.items())))  # repr leaves keys out
-        with self._recent_lock:
-            self._recent[asked] = (name, filters, dict(params))
-            self._recent.move_to_end(asked)
-            while len(self._recent) > WARM_RESULTS:
-                self._recent.popitem(last=False)
+        if remember:
+            asked = repr((name, filters, filters.only_keys, sorted(params.items())))  # repr leaves keys out
+            with self._recent_lock:
+                self._recent[asked] = (name, filters, dict(params))
+                self._recent.move_to_end(asked)
+                while len(self._recent) > WARM_RESULTS:
+                    self._recent.popitem(last=False)
         return self._results.get(key, lambda: self._query(snap, name, resolved, params))
 
     def _warm(self, fresh: _Snapshot) -> None:
@@ -560,6 +604,18 @@ class StoreReader:
 POOL_WORKERS = 3
 _executor: ThreadPoolExecutor | None = None
 _partial_executor: ThreadPoolExecutor | None = None
+
+
+_prefetch_executor: ThreadPoolExecutor | None = None
+
+
+def _prefetch_pool() -> ThreadPoolExecutor:
+    """One thread: what a page may ask for next takes at most one core from what it asks now."""
+    global _prefetch_executor  # noqa: PLW0603  one pool per process, made on first use
+    with _readers_lock:
+        if _prefetch_executor is None:
+            _prefetch_executor = ThreadPoolExecutor(1, thread_name_prefix="prefetch")
+        return _prefetch_executor
 
 
 def _partial_pool() -> ThreadPoolExecutor:

@@ -36,9 +36,10 @@ class ScopedReader:
         return self._reader.run(name, self._scoped(filters), **params)
 
     def run_many(self, jobs: Mapping[str, Job]) -> dict[str, pd.DataFrame]:
-        return self._reader.run_many(
-            {key: (job[0], self._scoped(job[1]), job[2] if len(job) > 2 else {}) for key, job in jobs.items()}
-        )
+        return self._reader.run_many(self._scoped_jobs(jobs))
+
+    def prefetch(self, jobs: Mapping[str, Job]) -> None:
+        self._reader.prefetch(self._scoped_jobs(jobs))
 
     def compare(self, name: str, filters: Filters, **params: Any) -> pd.DataFrame:
         return self._reader.compare(name, self._scoped(filters), **params)
@@ -54,3 +55,8 @@ class ScopedReader:
 
     def _scoped(self, filters: Filters | None) -> Filters:
         return replace(filters or Filters(), only_keys=self.keys)
+
+    def _scoped_jobs(self, jobs: Mapping[str, Job]) -> dict[str, Job]:
+        return {
+            key: (job[0], self._scoped(job[1]), job[2] if len(job) > 2 else {}) for key, job in jobs.items()
+        }

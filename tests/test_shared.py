@@ -3,15 +3,19 @@ served from an older store, and nobody's change to their copy reaches anyone els
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
-from dashboard import figures, memo
+from dashboard import figures, memo, panels
 from dashboard.strings import use_language
+from dashboard.view_state import ViewState
 from etl.config import Config
 from etl.run import ingest_rows
 from queries import snapshot
@@ -148,3 +152,33 @@ def test_a_new_store_is_warmed_with_what_sessions_asked_for(tmp_path: Path) -> N
     after = {name: reader.run(name, seven_days) for name in before}
     assert reader._results.misses == misses  # all three were ready on the new snapshot
     assert int(after["totals"].iloc[0]["requests"]) == int(before["totals"].iloc[0]["requests"]) + 3
+
+
+def test_a_page_computes_its_users_highlights_ahead_as_a_click_would(tmp_path: Path) -> None:
+    """The Overview computes the highlighted parts of the users its bars show on one
+    background thread; a click on a bar then computes nothing, and shows what a reader
+    that shares nothing computes."""
+    store = known_store.build(tmp_path / "store")
+    reader = StoreReader(store)
+    now = dt.datetime(2026, 11, 22, tzinfo=dt.UTC)
+    state = ViewState(range="custom", start_day=dt.date(2026, 11, 19), end_day=dt.date(2026, 11, 21))
+    page = panels.load(reader, state, now, ahead=panels.PREFETCH_USERS)
+    users = page.data["by_user"].loc[page.data["by_user"]["folded"].isna(), "user"].tolist()
+    assert len(users) >= 2
+    deadline = time.monotonic() + 30
+    while reader._prefetching and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not reader._prefetching
+    # asked ahead is not asked for: a new store does not answer it again before it serves
+    asked = [filters.users for _, filters, _ in reader._recent.values()]
+    assert not any(users_ == (who,) for users_ in asked for who in users)
+    misses = reader._results.misses
+    fresh = StoreReader(store, share_results=False)
+    for who in users:
+        mine = panels.load(reader, replace(state, highlight=who), now).mine
+        assert set(mine) == set(panels.HIGHLIGHT_QUERIES)
+        expected = panels.load(fresh, replace(state, highlight=who), now).mine
+        for name, frame in mine.items():
+            pd.testing.assert_frame_equal(frame, expected[name])
+    assert reader._results.misses == misses  # every click answered from what was computed ahead
+    # asked ahead is not asked for: a new store does not answer it again before it serves
