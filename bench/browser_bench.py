@@ -73,7 +73,6 @@ ACTIONS = (
 INSTRUMENT = """() => {
   if (window.__bench) return;
   const b = window.__bench = {armed: false};
-  const app = document.querySelector("[data-testid='stApp']");
   const chrome = "[data-testid='stStatusWidget'], [data-testid='stToolbar'], [data-testid='stDecoration']";
   const seen = (t) => { if (b.armed) b.last = Math.max(b.last, t); };
   const hook = () => {
@@ -92,7 +91,9 @@ INSTRUMENT = """() => {
     hook();
     if (!b.armed || b.t0 === null) return;
     for (const r of records) {
-      if (r.type === 'attributes' && r.target === app && r.attributeName === 'data-test-script-state') {
+      // the app's root by its test id, not as found when armed: a sign-in can mount it anew
+      if (r.type === 'attributes' && r.attributeName === 'data-test-script-state'
+          && r.target.getAttribute('data-testid') === 'stApp') {
         // by the record's old value, not the attribute's value now: a short run can
         // start and end before the observer is called (its main thread busy meanwhile),
         // and both records then read "notRunning"
