@@ -441,7 +441,10 @@ def main() -> int:
                     print(f"warm-up round on {label} ({trees[label]}) done", file=sys.stderr)
                 runs: dict[str, list[dict[str, Timing]]] = {label: [] for label in urls}
                 for n in range(args.repeat):
-                    for label, url in urls.items():
+                    # A first in odd rounds, B first in even ones: going first or second
+                    # (a CPU the other tree's server has just left busy) is not one tree's
+                    order = list(urls.items()) if n % 2 == 0 else list(reversed(urls.items()))
+                    for label, url in order:
                         runs[label].append(round_of_clicks(browser, url, password, turn=n + 1))
                     print(f"round {n + 1}/{args.repeat}", file=sys.stderr)
         finally:
