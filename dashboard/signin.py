@@ -47,9 +47,21 @@ def render(
     demo: bool = False,
 ) -> None:
     """The sign-in form; `demo`: the demo's, whose administrator enters by its own button."""
+    _forms(reader, admins, store, settings, demo=demo)
+    # last: the script's element takes a row's gap, below the forms it is not seen
+    preload.chart_code()
+
+
+def _forms(
+    reader: StoreReader,
+    admins: Mapping[str, str],
+    store: Path,
+    settings: DashboardSettings,
+    *,
+    demo: bool,
+) -> None:
     st.title(t("signin.title"))
     st.caption(t("signin.subtitle"))
-    preload.chart_code()
     # a refusal is said here, above the forms: below the button it was under the fold of
     # a 1280x800 screen on the demo's page
     notice = st.container()

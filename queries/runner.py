@@ -255,7 +255,7 @@ class StoreReader:
                     return  # a newer store serves, or a newer page asks ahead
                 self._run(snap, job[0], job[1], job[2] if len(job) > 2 else {}, remember=False)
         except Exception:  # a page asking for it will see and report the error
-            log.warning("prefetching %s failed", list(jobs), exc_info=True)
+            log.warning("prefetching %d result sets failed", len(jobs), exc_info=True)
         finally:
             with self._recent_lock:
                 self._prefetching -= 1
