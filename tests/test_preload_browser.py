@@ -34,7 +34,7 @@ def test_the_chart_code_loads_before_the_sign_in_and_only_once(tmp_path: Path) -
         wait_until_rendered(page)
         deadline = time.monotonic() + 30
         while not all(fetched(requests, c) for c in preload.CHUNKS) and time.monotonic() < deadline:
-            time.sleep(0.2)
+            page.wait_for_timeout(200)  # not time.sleep: Playwright delivers events only in its calls
         assert {c: fetched(requests, c) for c in preload.CHUNKS} == dict.fromkeys(preload.CHUNKS, 1)
         assert not page.locator(".js-plotly-plot").count()  # loaded, nothing drawn
         submit(page, password=PASSWORD)
