@@ -45,8 +45,8 @@ from typing import Any, Final
 from urllib.parse import parse_qs, urlsplit
 
 from bench.st_session import RUN_TIMEOUT_S, SessionBroken, SyncBrowserSession, Tab, bar_click
+from contract.store import STATE_FILE, stored_days
 from dashboard.strings import EN
-from etl.store import STATE_FILE, stored_days
 from state.db import STATE_ENV, STATE_URL_ENV
 from tests.plotly_json import figure
 

@@ -29,9 +29,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from contract.store import REQUESTS_FILE_SCHEMA, UTC_TS
 from etl import rollup
 from etl.load import write_day
-from etl.store import REQUESTS_FILE_SCHEMA, UTC_TS
 
 OUT = Path(__file__).resolve().parent / "out"
 PEOPLE = 200

@@ -45,13 +45,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from bench.synthetic_store import LAB_ZONE, MODELS, build
+from contract.store import day_file, stored_days
 from etl import rollup
 from etl.load import write_day
-from etl.price_book import Price
-from etl.store import day_file, stored_days
 from queries.filters import Filters
 from queries.pages import api_cost, glance, nodes, overview
 from queries.runner import StoreReader
+from settings.price_book import Price
 
 REPO = Path(__file__).resolve().parent.parent
 TOP_NAMES = 20  # the page's api_cost(top_names=config.dashboard.top_names), the default

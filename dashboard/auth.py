@@ -26,7 +26,7 @@ from typing import Any, Literal
 import pandas as pd
 
 from dashboard import one_time_code
-from etl.config import sha256_hex
+from settings.config import sha256_hex
 from state.gate import DEFAULT_BUDGETS, KNOWN_ADDRESSES, PASSWORD_PACE, SignInGate, Ticket
 
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**15, 8, 1  # ~60 ms here: cheap to check, costly to guess

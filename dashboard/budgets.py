@@ -14,9 +14,9 @@ from dashboard import forecasts, panels, tables
 from dashboard import format as fmt
 from dashboard import limits as rate_limits
 from dashboard.strings import current_language, t
-from etl.config import Config
 from queries import pages
 from queries.runner import Reader
+from settings.config import Config
 
 # All the columns are 1,160 px or more (Korean dates are longer), wider than the page on a
 # 1280 or 1440 px screen: the frame's edge cut a value in half. So tables one under the

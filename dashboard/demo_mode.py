@@ -17,12 +17,12 @@ from pathlib import Path
 
 import streamlit as st
 
+from contract.store import DAY_FILE, STATE_FILE, requests_dir
 from dashboard import auth, signin
 from dashboard.strings import t
 from etl import demo, simulate
-from etl.config import Config, DashboardSettings
-from etl.price_book import Price, load_price_book
-from etl.store import DAY_FILE, STATE_FILE, requests_dir
+from settings.config import Config, DashboardSettings
+from settings.price_book import Price, load_price_book
 
 DEFAULT_DEMO_STORE = Path("demo-store")
 # the documented example price book, whose models are the demo's (etl/simulate.py)

@@ -20,12 +20,12 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from contract.measures import Unit
 from dashboard import format as fmt
 from dashboard.memo import shared
 from dashboard.strings import plain, t
 from dashboard.untrusted import html
 from dashboard.untrusted import label as _label
-from queries.metrics import Unit
 
 ACCENT = "#7C5CFF"
 BASE = "#5B8DEF"

@@ -11,9 +11,9 @@ from typing import Any, Literal
 
 import pandas as pd
 
+from contract.measures import Unit
 from dashboard.strings import current_language, t
 from dashboard.untrusted import Markdown
-from queries.metrics import Unit
 
 _SUFFIXES = ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k"))
 # Korean counts in myriads: 만 (10^4), 억 (10^8), 조 (10^12)

@@ -25,9 +25,9 @@ from dashboard import (
 )
 from dashboard.strings import t
 from dashboard.view_state import ViewState
-from etl.config import load_config
 from queries.runner import StoreReader, reader
 from queries.scope import ScopedReader
+from settings.config import load_config
 
 
 def main() -> None:

@@ -10,9 +10,9 @@ import streamlit as st
 from dashboard import api_cost, panels
 from dashboard.strings import t
 from dashboard.view_state import ViewState
-from etl.config import Config
 from queries import pages
 from queries.scope import ScopedReader
+from settings.config import Config
 
 DOWNLOADS = (("by_bucket", "download.series"), ("by_model", "download.models"))
 

@@ -16,9 +16,9 @@ from dashboard import format as fmt
 from dashboard.strings import plain, t
 from dashboard.untrusted import short
 from dashboard.view_state import ViewState
-from etl.config import Config
 from queries import pages
 from queries.runner import Reader
+from settings.config import Config
 
 
 def _columns() -> dict[str, Any]:

@@ -13,9 +13,9 @@ import streamlit as st
 from dashboard import api_cost, glance, panels
 from dashboard.strings import t
 from dashboard.view_state import ViewState
-from etl.config import Config
 from queries import pages
 from queries.runner import Reader
+from settings.config import Config
 
 DOWNLOADS = (
     ("by_user", "download.users"),

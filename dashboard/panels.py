@@ -16,16 +16,16 @@ from zoneinfo import available_timezones as _available_timezones
 import pandas as pd
 import streamlit as st
 
+from contract.measures import BY_NAME
 from dashboard import figures, forecasts, tables, untrusted
 from dashboard import format as fmt
 from dashboard import limits as rate_limits
 from dashboard.strings import current_language, plain, t
 from dashboard.view_state import RANGES, USER_MEASURES, ViewState, parse, to_params
-from etl.config import Config, DashboardSettings
 from queries.filters import Filters
-from queries.metrics import BY_NAME
 from queries.pages import NAMED, WITH_HIGHLIGHT, overview, overview_jobs
 from queries.runner import Job, Reader
+from settings.config import Config, DashboardSettings
 
 CARDS = ("spend_usd", "requests", "total_tokens", "cache_hit_rate", "success_rate", "latency_p50_ms")
 ADDITIVE = {"spend_usd", "requests", "total_tokens"}  # a person's share of these means something

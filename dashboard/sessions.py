@@ -27,8 +27,8 @@ from typing import Final
 import streamlit as st
 
 from dashboard import auth
-from etl.config import DashboardSettings
 from queries.runner import StoreReader
+from settings.config import DashboardSettings
 from state import db as state_db
 
 log = logging.getLogger("dashboard.auth")

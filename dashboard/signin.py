@@ -20,8 +20,8 @@ import streamlit as st
 
 from dashboard import auth, one_time_code, preload, sessions
 from dashboard.strings import t
-from etl.config import DashboardSettings
 from queries.runner import StoreReader
+from settings.config import DashboardSettings
 from state import db as state_db
 
 log = logging.getLogger("dashboard.auth")

@@ -436,7 +436,7 @@ EN: dict[str, str] = {
     "download.models": "Models (CSV)",
     # the language switch (the choices are each language's own name: LANGUAGE_NAMES)
     "language.label": "Language",
-    # card tooltips (the same words as the metric catalogue, queries/metrics.py)
+    # card tooltips (the same words as the metric catalogue, contract/measures.py)
     "card.spend_usd.help": "Cost as LiteLLM priced it, in USD.",
     "card.requests.help": "Requests in the range, failed ones included.",
     "card.total_tokens.help": "Prompt and completion tokens.",

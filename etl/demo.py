@@ -18,12 +18,12 @@ from typing import Any
 
 import pyarrow as pa
 
+from contract.store import DEMO_FILE, KEYS_FILE, KEYS_SCHEMA, USERS_FILE, USERS_SCHEMA
 from etl import simulate
-from etl.config import Config
-from etl.errors import ConfigError
 from etl.load import write_snapshot
 from etl.run import ingest_rows
-from etl.store import DEMO_FILE, KEYS_FILE, KEYS_SCHEMA, USERS_FILE, USERS_SCHEMA
+from settings.config import Config
+from settings.errors import ConfigError
 
 DAYS = 30
 BUDGET_DAYS = 30

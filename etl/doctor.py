@@ -24,13 +24,9 @@ import pyarrow.parquet as pq
 from psycopg import sql
 from sqlalchemy.engine import URL
 
-from etl import extract, rollup
-from etl.config import DEFAULT_STORE, Config, DashboardSettings, SourceSettings, load_config
-from etl.errors import ConfigError, SourceTableMissing, SourceUnreachable, StoreCorrupt
-from etl.load import SET_ASIDE
-from etl.run import DEFAULT_OVERLAP_MINUTES, _cursor_column
-from etl.state import read_state
-from etl.store import (
+from contract.errors import StoreCorrupt
+from contract.state import read_state
+from contract.store import (
     DAY_FILE,
     DEMO_FILE,
     KEYS_FILE,
@@ -39,6 +35,7 @@ from etl.store import (
     REQUESTS_FILE_SCHEMA,
     RUNS_FILE,
     RUNS_SCHEMA,
+    SET_ASIDE,
     STAGING_DIR,
     STATE_FILE,
     TMP_MARK,
@@ -47,7 +44,12 @@ from etl.store import (
     older_layout,
     requests_dir,
 )
-from etl.toml_file import read_toml
+from etl import extract, rollup
+from etl.errors import SourceTableMissing, SourceUnreachable
+from etl.run import DEFAULT_OVERLAP_MINUTES, _cursor_column
+from settings.config import DEFAULT_STORE, Config, DashboardSettings, SourceSettings, load_config
+from settings.errors import ConfigError
+from settings.toml_file import read_toml
 
 Status = Literal["OK", "WARN", "FAIL"]
 EXIT_OK = 0

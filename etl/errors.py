@@ -2,23 +2,13 @@
 
 from __future__ import annotations
 
-
-class EtlError(Exception):
-    """An error a person can act on; `exit_code` is what `python -m etl` exits with."""
-
-    exit_code = 1
+from settings.errors import UsageError
 
 
-class ConfigError(EtlError):
-    """Bad command line or configuration file."""
-
-    exit_code = 2
-
-
-class StoreCorrupt(EtlError):
-    """A store file the ETL must read (state.json) cannot be read."""
-
-    exit_code = 65
+class EtlError(UsageError):
+    """An error of the ETL's own (the source, the store's directory, the lock). The
+    configuration's (`settings.errors.ConfigError`) and the store's
+    (`contract.errors.StoreCorrupt`) are defined where they are raised."""
 
 
 class SourceDataError(EtlError):

@@ -26,8 +26,9 @@ from psycopg.conninfo import make_conninfo
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
 
-from etl.errors import ConfigError, SourceDataError, SourceTableMissing, SourceUnreachable
-from etl.store import KEYS_SCHEMA, USERS_SCHEMA
+from contract.store import KEYS_SCHEMA, USERS_SCHEMA
+from etl.errors import SourceDataError, SourceTableMissing, SourceUnreachable
+from settings.errors import ConfigError
 
 SPEND_LOGS = "LiteLLM_SpendLogs"
 

@@ -5,14 +5,13 @@ from __future__ import annotations
 import os
 import re
 import secrets
-import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from etl.store import (
+from contract.store import (
     DAY_FILE,
     KEYS_FILE,
     REQUESTS_DIR,
@@ -51,21 +50,6 @@ def atomic_write_bytes(final: Path, data: bytes) -> None:
 
 def atomic_write_table(final: Path, table: pa.Table) -> None:
     atomic_replace(final, lambda tmp: pq.write_table(table, tmp, **PARQUET_OPTIONS))
-
-
-def kind_of(mode: int) -> str:
-    """What a file that is not a regular one is, for a message ("... is a pipe")."""
-    if stat.S_ISDIR(mode):
-        return "a directory"
-    if stat.S_ISFIFO(mode):
-        return "a pipe"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISLNK(mode):
-        return "a symbolic link"
-    return "not a regular file"
 
 
 def make_dirs(path: Path) -> None:

@@ -17,10 +17,11 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from etl.errors import ConfigError
-from etl.files import atomic_write_bytes, kind_of
-from etl.store import RUNS_FILE, RUNS_SCHEMA
+from contract.store import RUNS_FILE, RUNS_SCHEMA
+from etl.files import atomic_write_bytes
 from etl.transform import NOISE_REASONS
+from settings.errors import ConfigError
+from settings.toml_file import kind_of
 
 log = logging.getLogger("etl")
 

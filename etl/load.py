@@ -23,17 +23,18 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from etl.errors import StoreCorrupt
-from etl.files import PARQUET_OPTIONS, atomic_replace, atomic_write_table, fsync_dir
-from etl.store import (
+from contract.errors import StoreCorrupt
+from contract.store import (
     REQUESTS_FILE_SCHEMA,
     RUNS_FILE,
     RUNS_SCHEMA,
+    SET_ASIDE,
     STAGING_DIR,
     day_file,
     older_layout,
     upgraded,
 )
+from etl.files import PARQUET_OPTIONS, atomic_replace, atomic_write_table, fsync_dir
 
 ROW_GROUP_ROWS = 128 * 1024
 
@@ -105,11 +106,8 @@ class DayMerge:
 
 
 # A day file the ETL cannot read is renamed `part-0.parquet.damaged-<UTC time>` in its
-# folder, and the day is written anew from the run's rows: one damaged file must not stop
-# every run (and every new request) for everyone. The renamed file is kept for whoever can
-# repair it; readers name it (queries/snapshot.py), `--full-refresh` restores the day's
-# requests that LiteLLM still holds.
-SET_ASIDE = ".damaged-"
+# folder (contract.store.SET_ASIDE), and the day is written anew from the run's rows: one
+# damaged file must not stop every run (and every new request) for everyone.
 
 
 class _Unreadable(Exception):

@@ -25,21 +25,16 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from sqlalchemy.engine import URL
 
+from contract.state import State, read_state
+from contract.store import DEMO_FILE, KEYS_FILE, LOCK_FILE, USERS_FILE
 from etl import extract, load, rollup
-from etl.config import Config
-from etl.errors import (
-    ConfigError,
-    EtlError,
-    RunInProgress,
-    SourceRefused,
-    SourceUnreachable,
-    StoreNotWritable,
-)
+from etl.errors import RunInProgress, SourceRefused, SourceUnreachable, StoreNotWritable
 from etl.failpoints import failpoint
 from etl.files import remove_leftovers
-from etl.state import State, read_state, write_state
-from etl.store import DEMO_FILE, KEYS_FILE, LOCK_FILE, USERS_FILE
+from etl.state import write_state
 from etl.transform import NOISE_REASONS, Rules, Transformed, transform
+from settings.config import Config
+from settings.errors import ConfigError, UsageError
 
 log = logging.getLogger("etl")
 
@@ -418,7 +413,7 @@ def _utc(value: dt.datetime | None) -> dt.datetime | None:
 def _error_text(exc: BaseException) -> str:
     if isinstance(exc, KeyboardInterrupt):
         return "interrupted"
-    if isinstance(exc, EtlError):
+    if isinstance(exc, UsageError):
         return str(exc)
     return f"{type(exc).__name__}: {exc}"
 

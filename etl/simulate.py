@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from etl.config import NodeRule
+from settings.config import NodeRule
 
 LAB_TZ = ZoneInfo("Asia/Seoul")
 

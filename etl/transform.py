@@ -20,9 +20,9 @@ from urllib.parse import urlsplit
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from etl.config import ClientRule, Config, NodeRule, NoiseRules
+from contract.store import REQUESTS_SCHEMA, UTC_TS
 from etl.extract import RAW_SCHEMA
-from etl.store import REQUESTS_SCHEMA, UTC_TS
+from settings.config import ClientRule, Config, NodeRule, NoiseRules
 
 HEALTH_CHECK = "litellm-internal-health-check"
 HEALTH_CHECK_SHA256 = "2ee659761968def976c7905217d96fa6e765f300dfb066f6c73fd3c279b3435a"

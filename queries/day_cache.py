@@ -16,7 +16,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from etl.store import REQUESTS_FILE_SCHEMA
+from contract.store import REQUESTS_FILE_SCHEMA
 from queries.shared import Shared
 
 DEFAULT_MB = 256

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from etl.config import DEFAULT_TIMEZONE
+from settings.config import DEFAULT_TIMEZONE
 
 Bucket = Literal["hour", "day"]
 BUCKETS: tuple[Bucket, ...] = ("hour", "day")

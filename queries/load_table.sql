@@ -3,7 +3,7 @@
 -- request started (itself included, capped at 64 as in latency_by_concurrency: "64"
 -- means 64 or more; a node+model row's level is its node's, all models counted).
 --   requests, failures, failure_rate, latency_avg_ms, latency_p50_ms, latency_p95_ms:
---     the metrics of queries/metrics.py over the requests that started at that level;
+--     the metrics of contract/measures.py over the requests that started at that level;
 --   ttft_p95_ms: p95 time to first token of the streamed ones (NULL: none streamed): what
 --     a streaming client waits for, where latency also grows with the answer's length;
 --   seconds_at_level: the seconds of the range the node spent with exactly that many

@@ -11,10 +11,10 @@ from zoneinfo import ZoneInfo
 
 import pandas as pd
 
-from etl.config import DashboardSettings
 from queries.filters import Filters, InvalidFilter
 from queries.runner import Job, Reader
 from queries.serving import PROMPT_BANDS
+from settings.config import DashboardSettings
 
 # key -> query; "totals_previous" is totals over the period before (the cards' deltas)
 OVERVIEW_QUERIES = {

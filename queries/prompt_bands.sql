@@ -4,7 +4,7 @@
 -- in the band above it: with 500, 2000: "0-500", "500-2k", "2k+"), per band, GPU node
 -- and model (LiteLLM's model group): requests, time to first token and output speed
 -- (streamed requests only; speed only where long enough to time) and latency (every
--- request), the percentiles of queries/metrics.py. band_lo / band_hi: the band's edges
+-- request), the percentiles of contract/measures.py. band_lo / band_hi: the band's edges
 -- (hi exclusive; NULL: open). The $top_names busiest models (setup/views.sql top_models),
 -- by name (shown_name).
 WITH edged AS (

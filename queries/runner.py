@@ -33,13 +33,13 @@ import duckdb
 import pandas as pd
 import pyarrow as pa
 
-from etl.config import DEFAULT_TIMEZONE, DashboardSettings
-from etl.price_book import Price, boundaries
-from etl.rollup import SERIES_SCHEMA
+from contract.rollups import SERIES_SCHEMA
 from queries import day_cache, serving, snapshot
 from queries.filters import Filters
 from queries.shared import Shared
 from queries.window import DAY, Window, empty_day, plan, query_for, window
+from settings.config import DEFAULT_TIMEZONE, DashboardSettings
+from settings.price_book import Price, boundaries
 
 log = logging.getLogger("queries")
 

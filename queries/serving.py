@@ -12,13 +12,13 @@ it) can be computed once and kept, as partials:
   still running at midnight; a request counts in flight for at most a day after the
   day it started, as everywhere on the page);
 - `perf`: per node and model, how many requests had each value of each percentile
-  measure of queries/metrics.py, in its logarithmic bins (within HIST_ACCURACY);
+  measure of contract/measures.py, in its logarithmic bins (within HIST_ACCURACY);
 - `speed`: the same per local date (in the page's time zone) and node (this one, `levels`
   and `bands` only of the measures their pages read, MEASURES_OF: the times and speed);
 - `levels`: the same per node, model and level in flight at the request's start (capped
   at 64);
 - `load`: per node, model, level at the start and status, the requests, the streamed
-  ones and the sum of their latency (the PARTS of queries/metrics.py, so that its
+  ones and the sum of their latency (the PARTS of contract/measures.py, so that its
   measures read them);
 - `level_time`: per node and level in flight (capped alike), the microseconds spent at it;
 - `cache`: per local date, node and model, the requests, prompt and cached tokens;
@@ -26,7 +26,7 @@ it) can be computed once and kept, as partials:
   cursor as the variable `prompt_edges`, and are part of the partials' cache key);
 - `failures`: failed requests per 15-minute slot, node and error class;
 - `routing`: per node, model, status and the model group a fallback came from, the
-  requests and the router's ROUTING_PARTS of queries/metrics.py.
+  requests and the router's ROUTING_PARTS of contract/measures.py.
 
 They merge exactly: slots add up into any display bucket (every UTC offset in use is a
 multiple of 15 minutes), counts per bin into any percentile. The reader computes a
@@ -46,7 +46,7 @@ import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from queries.metrics import METRICS, ROUTING_PARTS
+from contract.measures import METRICS, ROUTING_PARTS
 
 LEVEL_CAP = 64  # levels in flight above this are counted together
 PROMPT_BANDS = (500, 2000, 8000, 32000)  # prompt tokens: <500, 500-2k, 2k-8k, 8k-32k, >=32k
@@ -180,7 +180,7 @@ PARTIAL_SQL: dict[str, str] = {
         FROM serving_routing GROUP BY ALL""",
 }
 
-# Every per-request value a percentile of queries/metrics.py is taken of
+# Every per-request value a percentile of contract/measures.py is taken of
 PERCENTILES = tuple(m for m in METRICS if m.of is not None)
 MEASURES = tuple(sorted({m.of for m in PERCENTILES if m.of is not None}))
 QUANTILES = tuple(sorted({m.q for m in PERCENTILES if m.q is not None}))
@@ -329,7 +329,7 @@ SERVING_QUANTILES = f"""
 -- serving_quantiles(kind, by_bucket, by_node, by_model, by_level, by_band := false): per
 -- group of the view serving_<kind> (by display bucket, node, model, level in flight and
 -- prompt band, as the flags say; a key not grouped by is NULL), the requests and every percentile of
--- queries/metrics.py, each found among the values as quantile_cont finds it among
+-- contract/measures.py, each found among the values as quantile_cont finds it among
 -- requests (the value at its position, interpolated between the two around it)
 CREATE MACRO serving_quantiles(of_kind, by_bucket, by_node, by_model, by_level, by_band := false) AS TABLE
 WITH counted AS (

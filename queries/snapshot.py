@@ -19,16 +19,17 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from etl import rollup
-from etl.errors import StoreCorrupt
-from etl.load import SET_ASIDE
-from etl.state import State, read_state
-from etl.store import (
+from contract import rollups as rollup
+from contract.errors import StoreCorrupt
+from contract.measures import DERIVED, GROUPS, PARTS, ROUTING_PARTS, macro_statements
+from contract.state import State, read_state
+from contract.store import (
     DAY_FILE,
     KEYS_FILE,
     KEYS_SCHEMA,
     RUNS_FILE,
     RUNS_SCHEMA,
+    SET_ASIDE,
     STATE_FILE,
     USERS_FILE,
     USERS_SCHEMA,
@@ -38,7 +39,6 @@ from etl.store import (
     stored_days,
 )
 from queries import day_cache, identity, serving
-from queries.metrics import DERIVED, GROUPS, PARTS, ROUTING_PARTS, macro_statements
 from queries.window import empty_day
 
 log = logging.getLogger("queries")
@@ -60,7 +60,7 @@ SNAPSHOT_TABLES: tuple[tuple[str, str, pa.Schema], ...] = (
     ("users", USERS_FILE, USERS_SCHEMA),
 )
 LOAD_THREADS = 2  # two cores; more threads kept more memory (25 MB at 10M requests) for no speed
-Fingerprint = tuple[int, int]  # a day file's size and modification time (etl/rollup.py)
+Fingerprint = tuple[int, int]  # a day file's size and modification time (contract/rollups.py)
 
 
 def day_files(store: Path) -> list[Path]:
@@ -290,7 +290,7 @@ def _requests_view(name: str, days: str, columns: str) -> str:
     """Raw requests of some days: those in memory (the table `<days>_cached`) and those
     read from their files (the variable `<days>_files`), as `columns` (* or the columns of
     the rows they stand in for) with the values the store contract derives and every PART
-    (and ROUTING_PART) of a single request, so that the measures of queries/metrics.py
+    (and ROUTING_PART) of a single request, so that the measures of contract/measures.py
     read them as they read rollup rows (and the Nodes page's partials)."""
     derived = ", ".join(f"{sql} AS {_quote(column)}" for column, sql in DERIVED.items())
     parts = ", ".join(f"({p.sql})::{p.type} AS {p.name}" for p in (*PARTS, *ROUTING_PARTS))

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from etl.store import REQUESTS_FILE_SCHEMA
+from contract.store import REQUESTS_FILE_SCHEMA
 from queries.filters import Filters
 
 DAY = dt.timedelta(days=1)

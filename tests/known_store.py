@@ -10,8 +10,8 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-from etl.config import NodeRule
 from queries.filters import Filters
+from settings.config import NodeRule
 from tests.litellm_db import spend_log
 
 UTC = dt.UTC
@@ -137,7 +137,7 @@ def keys_table() -> Any:
     tier, bob is close to his budget, carol's key has expired, dave's is blocked."""
     import pyarrow as pa
 
-    from etl.store import KEYS_SCHEMA
+    from contract.store import KEYS_SCHEMA
 
     reset = dt.datetime(2026, 12, 15, tzinfo=UTC)
     snapshot = dt.datetime(2026, 12, 1, tzinfo=UTC)
@@ -180,7 +180,7 @@ def keys_table() -> Any:
 def users_table() -> Any:
     import pyarrow as pa
 
-    from etl.store import USERS_SCHEMA
+    from contract.store import USERS_SCHEMA
 
     row: dict[str, Any] = dict.fromkeys(USERS_SCHEMA.names)
     alice = row | {
@@ -196,10 +196,10 @@ def users_table() -> Any:
 def build(path: Path, *, keys: bool = True) -> Path:
     """Write the known rows into a store at `path` with the ETL's own ingest, and (unless
     `keys` is False) LiteLLM's key and user lists as an ETL run would snapshot them."""
-    from etl.config import Config
+    from contract.store import KEYS_FILE, USERS_FILE
     from etl.load import write_snapshot
     from etl.run import ingest_rows
-    from etl.store import KEYS_FILE, USERS_FILE
+    from settings.config import Config
 
     ingest_rows(Config(store=path, nodes=NODES), ROWS)
     if keys:

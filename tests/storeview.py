@@ -9,7 +9,7 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
-from etl.store import KEYS_FILE, REQUESTS_FILE_SCHEMA, RUNS_FILE, USERS_FILE, requests_dir
+from contract.store import KEYS_FILE, REQUESTS_FILE_SCHEMA, RUNS_FILE, USERS_FILE, requests_dir
 
 
 def requests(store: Path) -> pa.Table:

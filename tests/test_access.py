@@ -14,16 +14,16 @@ import pyarrow.compute as pc
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from contract.store import KEYS_FILE, USERS_FILE, USERS_SCHEMA
 from dashboard import auth, one_time_code, signin
 from dashboard.strings import EN
-from etl.config import Config
 from etl.load import write_snapshot
 from etl.run import ingest_rows
-from etl.store import KEYS_FILE, USERS_FILE, USERS_SCHEMA
 from queries.filters import Filters
 from queries.pages import OVERVIEW_QUERIES
 from queries.runner import StoreReader, reader
 from queries.scope import ScopedReader
+from settings.config import Config
 from state.db import DB_FILE, STATE_ENV, STATE_URL_ENV
 from tests import known_store, storeview
 from tests.known_store import KST_NOV_21
@@ -288,8 +288,8 @@ def test_a_request_labelled_with_a_classmates_name_does_not_merge_with_theirs(tm
     """LiteLLM's `user` field is set by the client: alice sends one request labelled "bob"
     from a key without a user or alias. Her "You" bar is still hers alone, and bob's bar
     stays bob's, so no subtraction reveals which anonymous bar is bob's."""
-    from etl.config import Config
     from etl.run import ingest_rows
+    from settings.config import Config
 
     store = known_store.build(tmp_path / "store")
     at = dt.datetime(2026, 11, 21, 3, 0)

@@ -14,20 +14,20 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from contract.store import DEMO_FILE
 from dashboard import demo_mode
 from dashboard import format as fmt
 from dashboard.auth import Identity
 from dashboard.untrusted import markdown
 from etl import simulate
-from etl.config import Config, load_config
-from etl.errors import ConfigError
-from etl.price_book import Price, load_price_book
 from etl.run import ingest_rows
-from etl.store import DEMO_FILE
 from queries import pages
 from queries.filters import Filters
 from queries.runner import StoreReader
 from queries.scope import ScopedReader
+from settings.config import Config, load_config
+from settings.errors import ConfigError
+from settings.price_book import Price, load_price_book
 from tests import known_store
 from tests.test_rollup import _raw_twin, assert_same
 

@@ -14,15 +14,15 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
+from contract.store import KEYS_FILE, KEYS_SCHEMA, USERS_FILE, USERS_SCHEMA
 from dashboard.auth import Identity
 from etl import health
-from etl.cli import budgets_in
-from etl.config import Config
 from etl.load import write_snapshot
 from etl.run import ingest_rows
-from etl.store import KEYS_FILE, KEYS_SCHEMA, USERS_FILE, USERS_SCHEMA
+from ops.cli import budgets_in
 from queries import pages
 from queries.runner import reader
+from settings.config import Config
 from tests import known_store
 from tests.test_budget_forecast import COPIED, app, key, spent, student, texts
 from tests.test_budget_metrics import parsed, series

@@ -13,13 +13,13 @@ import pyarrow as pa
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from contract.store import KEYS_FILE, KEYS_SCHEMA, USERS_FILE, USERS_SCHEMA
 from dashboard.auth import Identity
-from etl.config import Config
 from etl.load import write_snapshot
 from etl.run import ingest_rows
-from etl.store import KEYS_FILE, KEYS_SCHEMA, USERS_FILE, USERS_SCHEMA
 from queries import pages
 from queries.runner import StoreReader, reader
+from settings.config import Config
 from tests import known_store
 from tests.test_pages import APP
 

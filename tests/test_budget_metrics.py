@@ -15,12 +15,12 @@ import pyarrow.parquet as pq
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from contract.store import KEYS_FILE, KEYS_SCHEMA, USERS_FILE, USERS_SCHEMA
 from etl import health
-from etl.cli import budgets_in
-from etl.config import Config
 from etl.load import write_snapshot
 from etl.run import ingest_rows
-from etl.store import KEYS_FILE, KEYS_SCHEMA, USERS_FILE, USERS_SCHEMA
+from ops.cli import budgets_in
+from settings.config import Config
 from tests import known_store
 from tests.litellm_db import LiteLLMDatabase
 from tests.test_budget_forecast import COPIED, key, spent

@@ -16,11 +16,11 @@ from bench import cardinality_store
 from bench.cardinality_bench import first_overview
 from dashboard.auth import hash_password
 from dashboard.strings import EN
-from etl.config import load_config
-from etl.errors import ConfigError
 from queries import pages
 from queries.filters import Filters
 from queries.runner import StoreReader
+from settings.config import load_config
+from settings.errors import ConfigError
 from tests.browser import streamlit_server
 
 TOP = 20  # the default top_names

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from contract.store import KEYS_FILE
 from dashboard import auth, signin
-from etl.config import Config
 from etl.run import ingest_rows
-from etl.store import KEYS_FILE
+from settings.config import Config
 from tests import known_store
 from tests.litellm_db import spend_log
 from tests.test_access import PASSWORD, SEOUL_NOV_21, app, sign_in

@@ -10,9 +10,9 @@ from typing import Literal
 import pandas as pd
 import pytest
 
+from contract.measures import Unit
 from dashboard import format as fmt
 from dashboard.strings import use_language
-from queries.metrics import Unit
 
 
 @pytest.mark.parametrize(

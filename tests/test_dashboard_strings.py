@@ -19,15 +19,15 @@ from streamlit import dataframe_util
 from streamlit.runtime.scriptrunner import add_script_run_ctx
 from streamlit.testing.v1 import AppTest
 
+from contract.measures import BY_NAME
 from dashboard import auth, figures, nodes, panels, signin, strings
 from dashboard import format as fmt
 from dashboard.strings import EN, LANGUAGE_NAMES, LANGUAGES, current_language, t, use_language
 from dashboard.strings_ko import KO
 from dashboard.view_state import RANGES, USER_MEASURES
-from etl import config as etl_config
-from etl.config import load_config
-from etl.errors import ConfigError
-from queries.metrics import BY_NAME
+from settings import config as etl_config
+from settings.config import load_config
+from settings.errors import ConfigError
 from tests import known_store
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -411,8 +411,8 @@ def test_a_students_page_in_korean(store: Path, monkeypatch: pytest.MonkeyPatch,
 
 
 def test_the_nodes_and_budgets_pages_in_korean(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from etl.config import Config
     from etl.run import ingest_rows
+    from settings.config import Config
     from tests import test_node_queries
     from tests.test_pages import open_page
 

@@ -16,9 +16,9 @@ from streamlit.testing.v1 import AppTest
 
 from dashboard import demo_mode
 from etl import demo, simulate
-from etl.config import Config, load_config
-from etl.errors import ConfigError
 from etl.run import ingest_rows, run_etl
+from settings.config import Config, load_config
+from settings.errors import ConfigError
 from tests import known_store, storeview
 
 APP = str(Path(__file__).resolve().parent.parent / "page.py")

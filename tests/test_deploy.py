@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from etl.cli import build_parser
+from ops.cli import build_parser
 
 REPO = Path(__file__).resolve().parent.parent
 DEPLOY = REPO / "deploy"
@@ -86,9 +86,8 @@ def test_systemd_accepts_the_units(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("name", ["etl.env.example", "dashboard.env.example"])
 def test_the_environment_files_name_settings_the_code_reads(name: str) -> None:
-    sources = "".join(p.read_text(encoding="utf-8") for p in (REPO / "etl").glob("*.py"))
-    sources += "".join(p.read_text(encoding="utf-8") for p in (REPO / "dashboard").glob("*.py"))
-    sources += "".join(p.read_text(encoding="utf-8") for p in (REPO / "state").glob("*.py"))
+    packages = ("settings", "contract", "etl", "queries", "ops", "dashboard", "state")
+    sources = "".join(p.read_text(encoding="utf-8") for d in packages for p in (REPO / d).rglob("*.py"))
     text = (DEPLOY / name).read_text(encoding="utf-8")
     variables = re.findall(r"^#? ?([A-Z][A-Z0-9_]+)=", text, re.MULTILINE)
     assert variables

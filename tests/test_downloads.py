@@ -31,14 +31,14 @@ from typing import Any
 
 import pytest
 
+from contract.store import KEYS_FILE, USERS_FILE
 from dashboard import panels
 from dashboard.strings import EN
-from etl.config import Config
 from etl.load import write_snapshot
 from etl.run import ingest_rows
-from etl.store import KEYS_FILE, USERS_FILE
 from queries.pages import overview
 from queries.runner import StoreReader
+from settings.config import Config
 from tests import known_store
 from tests.browser import ARTIFACTS, chromium, sign_in_as_administrator, store_server, wait_until_rendered
 from tests.conftest import FAILED

@@ -20,13 +20,8 @@ import pytest
 from psycopg import sql
 from sqlalchemy.engine import make_url
 
-from etl import demo, doctor
-from etl.cli import main
-from etl.config import load_config
-from etl.errors import SourceUnreachable
-from etl.run import _store_lock, run_etl
-from etl.state import State, write_state
-from etl.store import (
+from contract.state import State
+from contract.store import (
     KEYS_FILE,
     LOCK_FILE,
     REQUESTS_FILE_SCHEMA,
@@ -36,6 +31,12 @@ from etl.store import (
     day_file,
     stored_days,
 )
+from etl import demo, doctor
+from etl.errors import SourceUnreachable
+from etl.run import _store_lock, run_etl
+from etl.state import write_state
+from ops.cli import main
+from settings.config import load_config
 from tests import storeview
 from tests.litellm_db import LiteLLMDatabase, iter_sample_rows, migration_dirs, spend_log
 
@@ -543,9 +544,9 @@ def test_a_demo_store_given_as_the_real_one(
 
 
 def test_days_without_a_current_rollup_are_a_warning_that_the_next_run_mends(tmp_path: Path) -> None:
+    from contract.store import day_file, stored_days
     from etl import doctor, rollup
     from etl.load import write_day
-    from etl.store import day_file, stored_days
     from tests import known_store
 
     store = known_store.build(tmp_path / "store")

@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
+from contract.store import LOCK_FILE, STATE_FILE
 from dashboard.signin import student_check
-from etl.config import load_config, sha256_hex
 from etl.errors import StoreNotWritable
 from etl.run import RunSummary, ingest_rows, run_etl
-from etl.store import LOCK_FILE, STATE_FILE
 from queries.runner import StoreReader
+from settings.config import load_config, sha256_hex
 from tests import storeview
 from tests.litellm_db import LiteLLMDatabase, spend_log
 from tests.test_etl_cli import cli

@@ -14,7 +14,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from etl import health
-from etl.errors import ConfigError
+from settings.errors import ConfigError
 from tests.litellm_db import LiteLLMDatabase, iter_sample_rows
 from tests.test_etl_cli import REPO, cli
 

@@ -9,9 +9,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from contract.store import day_file
 from etl import load
 from etl.extract import table_from_rows
-from etl.store import day_file
 from etl.transform import Rules, Transformed, transform
 from tests.litellm_db import spend_log
 

@@ -17,12 +17,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from etl.config import Config, load_config
+from contract.store import ADDED_COLUMNS, REQUESTS_FILE_SCHEMA, day_file
 from etl.extract import table_from_rows
 from etl.run import ingest_rows, run_etl
-from etl.store import ADDED_COLUMNS, REQUESTS_FILE_SCHEMA, day_file
 from etl.transform import Rules, transform
 from queries.window import empty_day
+from settings.config import Config, load_config
 from tests import storeview
 from tests.litellm_db import LiteLLMDatabase, iter_sample_rows, samples, spend_log
 

@@ -11,10 +11,11 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 
-from etl.config import load_config
-from etl.errors import ConfigError, SourceRefused
+from contract.store import KEYS_FILE, RUNS_SCHEMA, STATE_FILE, USERS_FILE, day_file
+from etl.errors import SourceRefused
 from etl.run import RunSummary, run_etl
-from etl.store import KEYS_FILE, RUNS_SCHEMA, STATE_FILE, USERS_FILE, day_file
+from settings.config import load_config
+from settings.errors import ConfigError
 from tests import storeview
 from tests.litellm_db import MIGRATIONS, LiteLLMDatabase, iter_sample_rows, samples, spend_log
 

@@ -11,14 +11,14 @@ import pyarrow.parquet as pq
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from contract.store import RUNS_FILE
 from dashboard.auth import Identity
-from etl.config import load_config
 from etl.errors import SourceUnreachable
 from etl.run import run_etl
-from etl.store import RUNS_FILE
 from queries.pages import etl_status
 from queries.runner import StoreReader
 from queries.scope import ScopedReader
+from settings.config import load_config
 from tests.litellm_db import LiteLLMDatabase, iter_sample_rows, spend_log
 from tests.test_pages import APP, open_page
 

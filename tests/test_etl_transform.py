@@ -11,10 +11,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from etl.config import ClientRule, NodeRule, NoiseRules, sha256_hex
+from contract.store import REQUESTS_SCHEMA
 from etl.extract import METADATA_TEXT, table_from_rows
-from etl.store import REQUESTS_SCHEMA
 from etl.transform import Rules, Transformed, host_port, transform
+from settings.config import ClientRule, NodeRule, NoiseRules, sha256_hex
 from tests.litellm_db import iter_sample_rows, samples, spend_log
 
 NOW = dt.datetime(2026, 12, 1, 9, 0, tzinfo=dt.UTC)

@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from etl.config import Config
 from etl.run import ingest_rows
 from queries.filters import Filters
 from queries.identity import END_USER
 from queries.runner import StoreReader
+from settings.config import Config
 from tests import known_store
 from tests.litellm_db import spend_log
 

@@ -15,13 +15,13 @@ import pyarrow.parquet as pq
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from contract.store import ADDED_COLUMNS, REQUESTS_FILE_SCHEMA, day_file
 from dashboard.auth import Identity
-from etl.config import Config, load_config
 from etl.run import ingest_rows, run_etl
-from etl.store import ADDED_COLUMNS, REQUESTS_FILE_SCHEMA, day_file
 from queries import pages
 from queries.runner import StoreReader
 from queries.scope import ScopedReader
+from settings.config import Config, load_config
 from tests import known_store, storeview
 from tests.litellm_db import LiteLLMDatabase
 from tests.test_pages import APP

@@ -25,9 +25,9 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState
 from bench.load import ADMIN_ACTIONS, KINDS, Isolation, first_round, loopback_url, next_action, population
 from bench.st_session import MessageCache, Node, PageModel, Widgets, bar_click, texts, trigger_state
 from dashboard.panels import toggled_highlight
-from etl.config import Config
 from etl.run import ingest_rows
 from etl.simulate import PEOPLE, node_rules, simulate
+from settings.config import Config
 from tests import browser
 
 REPO = Path(__file__).resolve().parent.parent

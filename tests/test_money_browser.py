@@ -21,7 +21,7 @@ from dashboard.demo_mode import EXAMPLE_PRICE_BOOK
 from dashboard.strings import EN, Language, t, use_language
 from dashboard.strings_ko import KO
 from etl import demo, simulate
-from etl.price_book import load_price_book
+from settings.price_book import load_price_book
 from tests.browser import (
     ARTIFACTS,
     chromium,

@@ -20,10 +20,10 @@ from typing import Any
 
 import pytest
 
-from etl.config import Config
 from etl.run import ingest_rows
 from queries.filters import Filters
 from queries.runner import StoreReader
+from settings.config import Config
 from tests.known_store import NODES
 from tests.litellm_db import spend_log
 

@@ -12,8 +12,8 @@ from streamlit.testing.v1 import AppTest
 
 from dashboard import figures
 from dashboard.auth import Identity
-from etl.config import Config
 from etl.run import ingest_rows
+from settings.config import Config
 from tests import known_store, plotly_json, test_node_queries, test_serving_insight
 
 APP = str(Path(__file__).resolve().parent.parent / "page.py")

@@ -16,13 +16,13 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from etl.config import Config
+from contract.measures import BY_NAME, METRICS
 from etl.run import ingest_rows
 from queries import snapshot
 from queries.filters import Filters, InvalidFilter
-from queries.metrics import BY_NAME, METRICS
 from queries.pages import overview
 from queries.runner import StoreReader, UnknownQuery, query_names
+from settings.config import Config
 from tests import known_store
 from tests.known_store import KST_NOV_21, NODES, ROWS, SEOUL, UTC
 from tests.litellm_db import spend_log

@@ -18,12 +18,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from contract.measures import HIST_ACCURACY, METRICS
+from contract.rollups import Source
+from contract.store import ROLLUPS_DIR, day_file, stored_days
 from etl import demo, rollup
 from etl.load import write_day
-from etl.store import ROLLUPS_DIR, day_file, stored_days
 from queries import day_cache
 from queries.filters import Filters
-from queries.metrics import HIST_ACCURACY, METRICS
 from queries.pages import NODES_QUERIES
 from queries.runner import StoreReader, load_sql, query_names, with_defaults
 from queries.window import empty_day, query_for
@@ -61,7 +62,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_every_day_has_a_rollup_equal_to_its_requests_summed(lab: Path) -> None:
     assert rollup.missing(lab, ZONE) == []
     for day in stored_days(lab)[::7]:
-        source = rollup.Source.of(lab, day)
+        source = Source.of(lab, day)
         assert source is not None
         stored = pq.read_table(source.rollup_path(lab)).to_pandas()
         path = day_file(lab, day)
@@ -238,7 +239,7 @@ def test_a_damaged_rollup_is_replaced_by_summing_its_day_file(lab: Path, tmp_pat
     shutil.copytree(lab, store)
     expected = StoreReader(lab).run("by_user")
     day = stored_days(store)[-2]
-    source = rollup.Source.of(store, day)
+    source = Source.of(store, day)
     assert source is not None
     source.rollup_path(store).write_bytes(b"not parquet")
     pd.testing.assert_frame_equal(StoreReader(store).run("by_user"), expected)

@@ -11,10 +11,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from etl.config import Config
 from etl.run import ingest_rows
 from queries.filters import Filters
 from queries.runner import StoreReader
+from settings.config import Config
 from tests import known_store
 from tests.known_store import KST_NOV_21
 

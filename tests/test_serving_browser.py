@@ -16,8 +16,8 @@ import pytest
 from dashboard import nodes
 from dashboard.strings import EN, Language
 from dashboard.strings_ko import KO
-from etl.config import Config
 from etl.run import ingest_rows
+from settings.config import Config
 from tests.browser import (
     ARTIFACTS,
     chromium,

@@ -19,13 +19,13 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from etl.config import Config
 from etl.run import ingest_rows
 from queries import pages
 from queries.filters import Filters, InvalidFilter
 from queries.runner import StoreReader, days_read, load_sql
 from queries.scope import ScopedReader
 from queries.window import plan
+from settings.config import Config
 from tests.known_store import NODES, key_of, request
 
 DAY = dt.datetime(2026, 11, 20)

@@ -16,11 +16,11 @@ from typing import Any
 
 import pyarrow.compute as pc
 
+from contract.store import KEYS_FILE
 from dashboard.auth import hash_password
 from dashboard.sessions import COOKIE, HEADER, ROUTE
 from dashboard.strings import EN
 from etl.load import write_snapshot
-from etl.store import KEYS_FILE
 from state.db import STATE_ENV, STATE_URL_ENV, StateDB, state_url
 from tests import known_store
 from tests.browser import ARTIFACTS, chromium, streamlit_server, wait_until_rendered

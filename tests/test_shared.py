@@ -16,12 +16,12 @@ import pytest
 from dashboard import figures, memo, panels
 from dashboard.strings import use_language
 from dashboard.view_state import ViewState
-from etl.config import Config
 from etl.run import ingest_rows
 from queries import snapshot
 from queries.filters import Filters
 from queries.runner import StoreReader
 from queries.shared import Shared
+from settings.config import Config
 from tests import known_store
 
 

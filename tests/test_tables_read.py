@@ -14,8 +14,8 @@ from streamlit import dataframe_util
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import Dataframe
 
-from etl.config import Config
 from etl.run import ingest_rows
+from settings.config import Config
 from tests import known_store, test_node_queries, test_pages
 
 APP = str(Path(__file__).resolve().parent.parent / "page.py")

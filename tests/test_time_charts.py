@@ -14,8 +14,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from etl.config import Config
 from etl.run import ingest_rows
+from settings.config import Config
 from tests import known_store
 from tests.browser import (
     ARTIFACTS,

@@ -21,16 +21,16 @@ from streamlit import config as st_config
 from streamlit.proto.Exception_pb2 import Exception as ExceptionProto
 from streamlit.testing.v1 import AppTest
 
+from contract.store import KEYS_FILE, KEYS_SCHEMA, RUNS_FILE
 from dashboard import panels, untrusted
 from dashboard.auth import Identity
 from dashboard.strings import t
 from dashboard.view_state import parse
-from etl.config import Config, NodeRule
 from etl.load import write_snapshot
 from etl.run import ingest_rows
-from etl.store import KEYS_FILE, KEYS_SCHEMA, RUNS_FILE
 from queries.filters import Filters
 from queries.runner import StoreReader
+from settings.config import Config, NodeRule
 from tests.known_store import key_of, request
 from tests.litellm_db import spend_log
 

@@ -20,9 +20,9 @@ import datetime as dt
 from pathlib import Path
 from typing import Any
 
-from etl.config import Config, NodeRule
 from etl.run import ingest_rows
 from queries.filters import Filters
+from settings.config import Config, NodeRule
 from tests import known_store
 
 UTC = dt.UTC
@@ -139,7 +139,7 @@ def keys_table() -> Any:
     ta (85 %); user3 within its budget."""
     import pyarrow as pa
 
-    from etl.store import KEYS_SCHEMA
+    from contract.store import KEYS_SCHEMA
 
     soon = COPIED + dt.timedelta(days=25)
 
@@ -170,8 +170,8 @@ def keys_table() -> Any:
 
 def build(path: Path, *, keys: bool = True) -> Path:
     """The lab's store; with `keys`, also its key list and the refusals of the week."""
+    from contract.store import KEYS_FILE
     from etl.load import write_snapshot
-    from etl.store import KEYS_FILE
 
     ingest_rows(Config(store=path, nodes=NODES), ROWS + (REFUSALS if keys else []))
     if keys:

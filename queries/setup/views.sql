@@ -6,7 +6,7 @@
 --
 -- Two kinds of rows: single requests (`requests`, from the window's day files) and sums
 -- (`scoped_sums`, `in_scope_sums`: each day's rollup rows, with single requests for the
--- days the window covers only in part). Both carry the PARTS of queries/metrics.py, so
+-- days the window covers only in part). Both carry the PARTS of contract/measures.py, so
 -- every measure but the percentiles reads either.
 
 -- Names as pages show them, whatever LiteLLM was sent (issue 27: a user agent or model of
@@ -100,7 +100,7 @@ WHERE getvariable('plan').series
 
 -- scoped_latency: what latency percentiles are computed from: the latency of every
 -- request of the range and how many had it; from the series where the plan allows it
--- (each bin's value, within 1 %, see queries/metrics.py), else each request's own.
+-- (each bin's value, within 1 %, see contract/measures.py), else each request's own.
 CREATE VIEW scoped_latency AS
 SELECT local_date, latency, n FROM scoped_series
 UNION ALL
@@ -354,7 +354,7 @@ FROM scoped f
 WHERE f.status = 'failure' AND in_raw_span(f.start_time)
 GROUP BY ALL;
 
--- At API prices (etl/price_book.py): the price book's entries, one row each, filled by
+-- At API prices (settings/price_book.py): the price book's entries, one row each, filled by
 -- the runner (queries/runner.py); empty without a price book, and then nothing is priced.
 -- valid_from / valid_until are UTC days (until exclusive); NULL is open.
 CREATE TABLE price_book (

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from etl.errors import ConfigError
-from etl.price_book import Price, load_price_book
-from etl.toml_file import read_toml
+from settings.errors import ConfigError
+from settings.price_book import Price, load_price_book
+from settings.toml_file import read_toml
 
 CursorChoice = Literal["auto", "created_at", "startTime"]
 Language = Literal["en", "ko"]
@@ -108,7 +108,7 @@ class Config:
     clients: tuple[ClientRule, ...] = ()
     dashboard: DashboardSettings = field(default_factory=DashboardSettings)
     path: Path | None = None
-    # the price book's entries (etl/price_book.py); empty: no "at API prices" figures
+    # the price book's entries (settings/price_book.py); empty: no "at API prices" figures
     prices: tuple[Price, ...] = ()
     price_book: Path | None = None  # the file they were read from
 

@@ -6,7 +6,7 @@ thing by `spend_usd`.
 
 Most measures are sums, and are written over PARTS: per-request values that add up
 (`n` = 1 per request, `spend_sum` = its spend, ...). The ETL stores those parts summed per
-day and group (the rollups, etl/rollup.py); the readers give every raw request the same
+day and group (the rollups, contract/rollups.py); the readers give every raw request the same
 columns, so one definition serves a day's rollup rows and single requests alike, and the
 two can be mixed in one query. Percentiles cannot be summed: they are written over raw
 requests only (`per_request=True`) and read from the day files of the window.

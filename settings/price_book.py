@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from etl.errors import ConfigError
-from etl.toml_file import read_toml
+from settings.errors import ConfigError
+from settings.toml_file import read_toml
 
 REQUIRED = ("model", "reference", "input", "cached_input", "output", "taken")
 KNOWN = {*REQUIRED, "from", "until"}

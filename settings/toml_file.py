@@ -10,8 +10,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from etl.errors import ConfigError
-from etl.files import kind_of
+from settings.errors import ConfigError
 
 MAX_BYTES = 1_000_000  # either file is a few KB; a larger one is not what was meant
 MAX_DEPTH = 16  # tables and arrays within one another; the deepest setting has 4
@@ -70,3 +69,18 @@ def _depth(value: Any) -> int:
             break
         pending.extend((child, depth + 1) for child in children)
     return deepest
+
+
+def kind_of(mode: int) -> str:
+    """What a file that is not a regular one is, for a message ("... is a pipe")."""
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a pipe"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    return "not a regular file"

@@ -11,11 +11,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, cast
 
+from contract.errors import StoreCorrupt
+from contract.store import KEYS_FILE, USERS_FILE
 from etl import health, rollup
-from etl.config import Config, load_config
-from etl.errors import ConfigError, EtlError, RunInProgress, StoreCorrupt, StoreNotWritable
+from etl.errors import RunInProgress, StoreNotWritable
 from etl.run import rebuild_rollups, run_etl
-from etl.store import KEYS_FILE, USERS_FILE
+from settings.config import Config, load_config
+from settings.errors import ConfigError, UsageError
 
 log = logging.getLogger("etl")
 
@@ -161,7 +163,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _doctor(args)
         if args.command == "rollup":
             return _rollup(args)
-    except EtlError as exc:
+    except UsageError as exc:
         log.error("%s", exc)
         return exc.exit_code
     except KeyboardInterrupt:

@@ -13,7 +13,7 @@ import pyarrow as pa
 UTC_TS = pa.timestamp("us", tz="UTC")
 
 REQUESTS_DIR = "requests"
-ROLLUPS_DIR = "rollups"  # derived from the day files (etl/rollup.py); rebuilt, never edited
+ROLLUPS_DIR = "rollups"  # derived from the day files (contract/rollups.py); rebuilt, never edited
 DAY_FILE = "part-0.parquet"  # one file per UTC day, replaced whole by atomic rename
 KEYS_FILE = "keys.parquet"
 USERS_FILE = "users.parquet"
@@ -23,6 +23,10 @@ DEMO_FILE = "demo.json"  # only in a demo store (etl/demo.py): simulated data, n
 LOCK_FILE = ".etl.lock"
 STAGING_DIR = ".staging"
 TMP_MARK = ".tmp-"  # temporary files are named <final name>.tmp-<random>; never *.parquet
+# A day file the ETL cannot read is renamed `part-0.parquet.damaged-<UTC time>` beside it
+# (etl/load.py) and the day written anew; the renamed file is kept for whoever can repair
+# it, readers name it (queries/snapshot.py), `--full-refresh` restores what LiteLLM holds.
+SET_ASIDE = ".damaged-"
 
 REQUESTS_SCHEMA = pa.schema(
     [
