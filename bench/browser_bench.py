@@ -20,6 +20,9 @@ a shared machine the noise then hits both alike; the table gives the ratio B/A. 
 repetition signs in afresh (a new browser context: no cookie) and makes the six clicks in
 order; one unmeasured round on each server first (a demo store is built by the first page
 view; the Nodes page's partials of a fresh server are computed in the background).
+
+One module because it is one benchmark script, its page instrumentation, actions and
+table together.
 """
 
 from __future__ import annotations

@@ -22,6 +22,8 @@ memory and how the page loads spread over them. Against a dashboard already runn
 this machine, run Locust directly:
 
     LOAD_ADMIN_PASSWORD=... .venv/bin/locust -f bench/locustfile.py --host http://127.0.0.1:8501 ...
+
+One module because it is the load test's one scenario and the store it is played on.
 """
 
 from __future__ import annotations

@@ -24,6 +24,9 @@ copies:
   FINISHED_FRAGMENT_RUN_SUCCESSFULLY, and only that fragment's stale elements go.
 - A page change (st.navigation) reruns with the other page's page_script_hash and keeps
   only the values of widgets drawn by the entry script (the page's own are gone).
+
+One module because it is one protocol client, read top to bottom against the frontend
+it copies.
 """
 
 from __future__ import annotations

@@ -1,5 +1,9 @@
 """Every user-facing string of the dashboard, by key, in English (here) and Korean
-(dashboard/strings_ko.py); `t(key, **values)` picks the session's language."""
+(dashboard/strings_ko.py); `t(key, **values)` picks the session's language.
+
+One module because it is a catalogue, one entry per line in the page's order: a translator
+reads one language in one file (Korean: dashboard/strings_ko.py, with the same keys).
+"""
 
 from __future__ import annotations
 

@@ -1,7 +1,11 @@
 """The Korean catalogue: the same keys and {fields} as `EN` in dashboard/strings.py (a test
 keeps them in step). Written for the lab's graduate students and professor: plain, short,
 with the terms people use in Korean labs (토큰, 캐시 적중률, 노드, 지연 시간) and product
-names (LiteLLM, OpenCode) as they are."""
+names (LiteLLM, OpenCode) as they are.
+
+One module because it is a catalogue, one entry per line in the order of `EN`: a
+translator reads one language in one file.
+"""
 
 from __future__ import annotations
 

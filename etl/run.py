@@ -3,6 +3,9 @@
 Order matters for crash safety: day files are replaced (atomically, durably) before the
 bookmark moves, so a run killed anywhere is repeated by the next one from the old
 bookmark, and request_ids already stored are skipped.
+
+One module because it is the order of a run, and crash safety lives in that order: the
+steps themselves are in extract, transform, load, rollup and state.
 """
 
 from __future__ import annotations

@@ -1,6 +1,9 @@
 """What the requests would have cost at API prices (issue 17, part 2): the price book's
 checks, and the cost over a store whose every number is known, with cached and reasoning
-tokens, a price change in the middle of the range and a model without a price."""
+tokens, a price change in the middle of the range and a model without a price.
+
+One module because it is one feature's tests over one store whose prices are known.
+"""
 
 from __future__ import annotations
 

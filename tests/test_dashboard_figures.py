@@ -1,4 +1,8 @@
-"""Every figure builder: the data it draws, the highlight's colours, and empty input."""
+"""Every figure builder: the data it draws, the highlight's colours, and empty input.
+
+One module because these are the tests of one public face, dashboard.figures, whose
+builders share the data fixtures and the highlight checks at the top.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
 """The catalogue in English and Korean: complete and consistent, every key the dashboard
-uses exists, the session's language in t(), the configuration, and the page in Korean."""
+uses exists, the session's language in t(), the configuration, and the page in Korean.
+
+One module because it is the tests of one catalogue in its two languages.
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,10 @@
 """`python -m etl doctor` against a real LiteLLM database and stores the ETL wrote: a
 healthy installation is all OK and left untouched; each problem it knows about is named,
-with its fix, on a deliberately broken database or store."""
+with its fix, on a deliberately broken database or store.
+
+One module because it is one command's tests, sharing one LiteLLM database and the
+stores built for it.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Whole ETL runs against a real LiteLLM database: loads, increments, late rows, the archive."""
+"""Whole ETL runs against a real LiteLLM database: loads, increments, late rows, the archive.
+
+One module because it is whole runs against one LiteLLM database, sharing its fixtures.
+"""
 
 from __future__ import annotations
 

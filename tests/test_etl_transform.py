@@ -1,4 +1,7 @@
-"""The transform on LiteLLM's real row shapes: every store column's rule, noise, nodes, clients."""
+"""The transform on LiteLLM's real row shapes: every store column's rule, noise, nodes, clients.
+
+One module because it is the tests of one pure function, rule by rule.
+"""
 
 from __future__ import annotations
 

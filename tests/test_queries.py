@@ -2,6 +2,9 @@
 
 The lab's day in Seoul (UTC+9) starts at 15:00 UTC: the rows straddle that line so that
 bucketing by the display time zone, not by UTC, is what the tests check.
+
+One module because it is the known store's exact numbers, query by query, over one
+fixture that the other query tests import.
 """
 
 from __future__ import annotations
