@@ -105,7 +105,7 @@ def run_etl(
         )
     url = extract.parse_source_url(config.source.url)
     _ensure_writable(config.store)
-    with _store_lock(config.store):
+    with store_lock(config.store):
         run = _Run(config, full_refresh, progress)
         return run.execute(lambda: run._extract_and_stage(url, read_state(config.store)))
 
@@ -115,7 +115,7 @@ def ingest_rows(config: Config, rows: Iterable[Mapping[str, Any]], *, chunk_rows
     a run does: same transform, same staging and merge, same etl_runs record. The
     bookmark is not touched: these rows do not come from a database."""
     _ensure_writable(config.store)
-    with _store_lock(config.store):
+    with store_lock(config.store):
         run = _Run(config, False, None)
         return run.execute(lambda: run._stage_rows(rows, chunk_rows))
 
@@ -128,7 +128,7 @@ def rebuild_rollups(
     if not store.is_dir():
         raise StoreNotWritable(f"there is no store at {store}; check --store (or USAGE_STORE)")
     _ensure_writable(store)
-    with _store_lock(store):
+    with store_lock(store):
         remove_leftovers(store)
         if everything:
             rollup.remove_all(store)
@@ -434,7 +434,9 @@ def _ensure_writable(store: Path) -> None:
 
 
 @contextmanager
-def _store_lock(store: Path) -> Iterator[None]:
+def store_lock(store: Path) -> Iterator[None]:
+    """The store's one writer at a time: a run, a rollup rebuild, closing a month
+    (ops/statements.py). RunInProgress if another holds it."""
     path = store / LOCK_FILE
     try:
         # never through a symbolic link: the lock is truncated and written, which would

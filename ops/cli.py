@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from contract.errors import StoreCorrupt
+from contract.statements import NotAMonth
 from contract.store import KEYS_FILE, USERS_FILE
 from etl import health, rollup
 from etl.errors import RunInProgress, StoreNotWritable
@@ -131,6 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--quiet", action="store_true", help="print nothing but warnings and errors")
     _add_doctor(commands)
+    _add_statements(commands)
     rollups = commands.add_parser(
         "rollup",
         help="build the rollups the store lacks from its day files (every run does this by itself)",
@@ -156,13 +158,16 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(format="etl: %(levelname)s: %(message)s", level=logging.INFO, stream=sys.stderr)
+    commands = {
+        "run": _run,
+        "doctor": _doctor,
+        "rollup": _rollup,
+        "close-month": _close_month,
+        "reopen-month": _reopen_month,
+    }
     try:
-        if args.command == "run":
-            return _run(args)
-        if args.command == "doctor":
-            return _doctor(args)
-        if args.command == "rollup":
-            return _rollup(args)
+        if args.command in commands:
+            return commands[args.command](args)
     except UsageError as exc:
         log.error("%s", exc)
         return exc.exit_code
@@ -303,3 +308,61 @@ def _doctor(args: argparse.Namespace) -> int:
     for line in doctor.report(checks):
         print(line, flush=True)
     return doctor.exit_code(checks)
+
+
+def _add_statements(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    close = commands.add_parser(
+        "close-month",
+        help="write a month's statement into the store, once: it never changes after",
+        description=(
+            "Close MONTH (YYYY-MM, in the lab's time zone): its statement (per person, key and\n"
+            "client: requests, tokens by kind, spend, the cost at API prices) is written into\n"
+            "the store with checksums and never changes after; requests of earlier closed\n"
+            "months that arrived since they were closed are listed as adjustments. Refused\n"
+            "for the current or a future month and for a closed one."
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    reopen = commands.add_parser(
+        "reopen-month",
+        help="set a closed month's statement aside (kept, with the reason) so it can be closed anew",
+    )
+    reopen.add_argument("--reason", required=True, help="why it is reopened (kept beside the statement)")
+    for parser in (close, reopen):
+        parser.add_argument("month", metavar="MONTH", help="the month, YYYY-MM")
+        parser.add_argument(
+            "--store", metavar="DIR", help="the store directory (default: env USAGE_STORE, then ./data)"
+        )
+        parser.add_argument(
+            "--config", metavar="FILE", help="TOML configuration file (default: env USAGE_CONFIG)"
+        )
+
+
+def _close_month(args: argparse.Namespace) -> int:
+    from ops import statements  # noqa: PLC0415  DuckDB's reader loads only for statements
+
+    config = load_config(args.config, source=None, store=args.store)
+    try:
+        closed = statements.close_month(config, args.month)
+    except NotAMonth as exc:
+        raise ConfigError(str(exc)) from None
+    totals = closed.totals
+    print(
+        f"closed {closed.name}: {totals['requests']:,} requests, "
+        f"spend ${totals['spend_usd']:,.2f}, {len(closed.lines):,} lines "
+        f"({closed.adjustments['requests']:,} late requests of earlier months as adjustments); "
+        f"{closed.folder}"
+    )
+    return 0
+
+
+def _reopen_month(args: argparse.Namespace) -> int:
+    from ops import statements  # noqa: PLC0415  likewise
+
+    config = load_config(args.config, source=None, store=args.store)
+    try:
+        aside = statements.reopen_month(config, args.month, args.reason)
+    except NotAMonth as exc:
+        raise ConfigError(str(exc)) from None
+    print(f"reopened {args.month}: its statement is kept as {aside}; close it again with close-month")
+    return 0

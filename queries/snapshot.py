@@ -20,6 +20,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from contract import rollups as rollup
+from contract import statements
 from contract.errors import StoreCorrupt
 from contract.measures import DERIVED, GROUPS, PARTS, ROUTING_PARTS, macro_statements
 from contract.state import State, read_state
@@ -69,7 +70,12 @@ def day_files(store: Path) -> list[Path]:
 
 def version(store: Path) -> tuple[tuple[str, int, int], ...]:
     """Changes whenever the ETL replaces a file the readers read."""
-    paths = [*day_files(store), *(store / file for _, file, _ in SNAPSHOT_TABLES), store / STATE_FILE]
+    paths = [
+        *day_files(store),
+        *(store / file for _, file, _ in SNAPSHOT_TABLES),
+        store / STATE_FILE,
+        *statements.manifests(store),
+    ]
     out = []
     for path in paths:
         try:
@@ -254,6 +260,14 @@ def load(
     for table, file, schema in SNAPSHOT_TABLES:
         snapshot = _small_table(store, file, schema, damaged)
         con.register(f"{table}_source", snapshot)
+        con.execute(f"CREATE TABLE {table} AS FROM {table}_source")
+        con.unregister(f"{table}_source")
+    months, lines, unreadable = statements.closed_tables(store)
+    for folder, why in unreadable.items():
+        log.error("cannot show the statement %s (%s); the pages go on without it", folder, why)
+        damaged[folder] = Damage((0, 0), why)
+    for table, rows in (("statement_months", months), ("closed_lines", lines)):
+        con.register(f"{table}_source", rows)
         con.execute(f"CREATE TABLE {table} AS FROM {table}_source")
         con.unregister(f"{table}_source")
     con.register("bookmark_source", _bookmark(store))

@@ -37,7 +37,7 @@ from contract.store import (
 )
 from etl import demo, doctor
 from etl.errors import SourceUnreachable
-from etl.run import _store_lock, run_etl
+from etl.run import run_etl, store_lock
 from etl.state import write_state
 from ops.cli import main
 from settings.config import load_config
@@ -375,7 +375,7 @@ def test_a_running_runs_files_are_not_leftovers(
     litellm, store = healthy
     day_file(store, DAY_ONE).with_name("part-0.parquet.tmp-0badc0de").write_bytes(b"being written")
     (store / STAGING_DIR).mkdir()
-    with _store_lock(store):  # the lock exactly as a run holds it
+    with store_lock(store):  # the lock exactly as a run holds it
         report = run_doctor("--source", litellm.url, "--store", str(store))
     assert report.code == 0 and report.statuses() == {"OK"}, report.text
     assert f"a run is in progress (pid {os.getpid()}, started" in report.line("run lock")

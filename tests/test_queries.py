@@ -248,6 +248,7 @@ EXAMPLE_PARAMS: dict[str, dict[str, Any]] = {
     "etl_health": {"now": dt.datetime(2026, 11, 22, tzinfo=dt.UTC)},
     "etl_runs": {"limit": 50},
     "load_table": {"stable_p95_ms": 3000.0},
+    "statement": {"month": "2026-11"},
 }
 
 

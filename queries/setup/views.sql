@@ -261,6 +261,13 @@ SELECT *
 FROM keys k
 WHERE key_in_scope(k.api_key_hash);
 
+-- closed_lines_in_scope: the lines of every closed month's statement (contract/statements.py,
+-- as closed: never recomputed) this session may see (a student: their own keys' lines)
+CREATE VIEW closed_lines_in_scope AS
+SELECT *
+FROM closed_lines l
+WHERE key_in_scope(l.api_key_hash);
+
 CREATE VIEW users_in_scope AS
 SELECT *
 FROM users u
@@ -411,6 +418,34 @@ CREATE MACRO priced_tokens(r) AS
     coalesce(sum(r.prompt_sum + r.completion_sum) FILTER (WHERE r.priced), 0)::BIGINT;
 CREATE MACRO unpriced_tokens(r) AS
     coalesce(sum(r.prompt_sum + r.completion_sum) FILTER (WHERE NOT r.priced), 0)::BIGINT;
+
+-- statement_lines(rows): a statement's lines over the rows of the view named `rows`
+-- (scoped_sums for a month; single requests for the late ones of a closed month):
+-- per person, key and client, the requests, tokens by kind, what LiteLLM booked, and the
+-- cost at API prices at the price in force on each request's day (`priced`); the key's
+-- team and budget as LiteLLM's key list says now. Every line, nothing folded: a
+-- statement names everyone it bills (queries/statement_lines.sql, queries/statements.py).
+CREATE MACRO statement_lines(rows) AS TABLE
+SELECT
+    r."user"::VARCHAR AS "user",
+    r.key_alias::VARCHAR AS key_alias,
+    r.api_key_hash::VARCHAR AS api_key_hash,
+    any_value(k.team_id)::VARCHAR AS team_id,
+    r.client::VARCHAR AS client,
+    metric.requests(r) AS requests,
+    metric.failures(r) AS failures,
+    metric.cached_tokens(r) AS prompt_cached_tokens,
+    metric.uncached_prompt_tokens(r) AS prompt_uncached_tokens,
+    metric.completion_tokens(r) AS completion_tokens,
+    metric.reasoning_tokens(r) AS reasoning_tokens,
+    metric.spend_usd(r) AS spend_usd,
+    api_cost_usd(r) AS api_cost_usd,
+    unpriced_requests(r) AS unpriced_requests,
+    any_value(k.max_budget)::DOUBLE AS max_budget_usd,
+    any_value(k.budget_duration)::VARCHAR AS budget_duration
+FROM priced(rows) r
+LEFT JOIN keys_in_scope k ON k.api_key_hash::VARCHAR = r.api_key_hash::VARCHAR
+GROUP BY r."user", r.key_alias, r.api_key_hash, r.client;
 
 -- top_models(top): the `top` busiest model groups in the filters (the Nodes page's rows per
 -- model are theirs: its tables and charts per model stay small whatever the data)
