@@ -2,7 +2,7 @@
 works per model and node, how latency grows with prompt length, the load table of each
 node (latency per level of concurrency, Locust-style) and how the proxy spreads load over
 the main node and its backups. Layout only: the figures come from queries/pages.py
-`nodes`, their charts from figures.py."""
+`nodes`, their charts from dashboard/figures/."""
 
 from __future__ import annotations
 

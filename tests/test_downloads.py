@@ -2,7 +2,7 @@
 a whole file of what the page shows, without rerunning the page, and a name a spreadsheet
 would read as a formula arrives as text.
 
-How the button works (Streamlit 1.67, dashboard/panels.py `downloads`): the file is a
+How the button works (Streamlit 1.67, dashboard/panels/export.py `downloads`): the file is a
 callable, made when clicked. A click sends a "deferred file" request over the websocket;
 the server runs the callable and answers with a /media URL, which the browser then
 fetches as a download. While that request is out, Streamlit's button is disabled (and
@@ -264,7 +264,7 @@ def test_a_name_read_as_a_formula_arrives_as_text(view: Overview) -> None:
 def test_a_double_click_gives_two_whole_files(view: Overview, expected: dict[str, bytes]) -> None:
     """A button whose file is made on click (a callable) is disabled while it is made, and
     a double click's second click fell on it: one file (issue 16, point 8). The buttons
-    hold their bytes (dashboard/panels.py, downloads), so every click is a plain link."""
+    hold their bytes (dashboard/panels/export.py, downloads), so every click is a plain link."""
     downloads: list[Any] = []
 
     def collect(download: Any) -> None:
