@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -95,6 +96,23 @@ def month_name(first: dt.date) -> str:
 
 def next_month(first: dt.date) -> dt.date:
     return dt.date(first.year + first.month // 12, first.month % 12 + 1, 1)
+
+
+@dataclass(frozen=True)
+class MonthSpan:
+    first: dt.date
+    start: dt.datetime  # UTC instants of the month's first and next month's first midnight
+    end: dt.datetime
+
+
+def month_span(first: dt.date, zone: str) -> MonthSpan:
+    """The month in the lab's zone, as UTC instants."""
+    tz = ZoneInfo(zone)
+
+    def midnight(day: dt.date) -> dt.datetime:
+        return dt.datetime.combine(day, dt.time(), tz).astimezone(dt.UTC)
+
+    return MonthSpan(first, midnight(first), midnight(next_month(first)))
 
 
 def statement_dir(store: Path, first: dt.date) -> Path:

@@ -22,6 +22,7 @@ from dashboard import (
     panels,
     sessions,
     signin,
+    statements,
 )
 from dashboard.strings import t
 from dashboard.view_state import ViewState
@@ -111,6 +112,11 @@ def main() -> None:
             _page(lambda: nodes.render(config, scoped, views["view"]), "page.nodes", "nodes"),
             _page(lambda: budgets.render(config, scoped, views["view"].tz), "page.budgets", "budgets"),
             _page(lambda: etl_status.render(scoped, views["view"].tz), "page.etl_status", "etl-status"),
+            _page(
+                lambda: statements.render(scoped, views["view"].tz, admin=True),
+                "page.statements",
+                "statements",
+            ),
         ]
         links |= {"nodes": pages[1], "budgets": pages[2]}
     else:
@@ -123,6 +129,12 @@ def main() -> None:
             ),
             # how the nodes served the student's own requests (the reader is scoped to their keys)
             _page(lambda: nodes.render(config, scoped, views["view"], own_only=True), "page.nodes", "nodes"),
+            # their own lines of each month's statement (the reader is scoped to their keys)
+            _page(
+                lambda: statements.render(scoped, views["view"].tz, admin=False),
+                "page.statements",
+                "statements",
+            ),
         ]
     page = st.navigation(pages)
     views["view"] = panels.filters_sidebar(
@@ -133,7 +145,7 @@ def main() -> None:
 
 
 # every page's url_path, for the sign-in to keep a link's (the default first)
-PATHS = ("overview", "nodes", "budgets", "etl-status", "my-usage")
+PATHS = ("overview", "nodes", "budgets", "etl-status", "my-usage", "statements")
 # the pages the range and the filters apply to (a default page's url_path is ""): the others
 # show the present state (budgets, the ETL's runs) and take only the time zone they write in
 WHOLE_VIEW = frozenset({"", "nodes"})

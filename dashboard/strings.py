@@ -665,6 +665,69 @@ EN: dict[str, str] = {
     "status.left_out": "Left out by each run",
     "status.error": "Error",
     "status.runs_note": "Newest first, at most the last {limit} runs (etl_runs.parquet); times in {tz}.",
+    "page.statements": "Statements",
+    "statements.title": "Monthly statements",
+    "statements.intro": (
+        "Per person, key and client: requests, tokens by kind, what LiteLLM booked and "
+        "the cost at API prices, month by month in the lab's time zone. A closed month's "
+        "statement was written once and never changes; requests of a closed month that "
+        "arrive later are listed on the next closed month as adjustments."
+    ),
+    "statements.month": "Month",
+    "statements.closed_label": "{month} (closed)",
+    "statements.open_label": "{month} (open, draft)",
+    "statements.closed": "{month} is closed: these are its figures as of {when}, and they never change.",
+    "statements.open": (
+        "{month} is open: a draft from the data as it is now, which may still change "
+        "until the month is closed."
+    ),
+    "statements.open_admin": (
+        "{month} is open: a draft from the data as it is now. Once the month is over, "
+        "close it with `python -m etl close-month {month}`; its statement then never "
+        "changes."
+    ),
+    "statements.empty": "No requests in {month}.",
+    "statements.lines": "Lines",
+    "statements.adjustments": "Adjustments",
+    "statements.adjustments_help": (
+        "Requests of an earlier, closed month that arrived after it was closed: counted "
+        "here, never added to that month's statement."
+    ),
+    "statements.all_months": "All months",
+    "statements.requests": "Requests",
+    "statements.tokens": "Tokens",
+    "statements.spend": "Spend (LiteLLM)",
+    "statements.api_cost": "At API prices",
+    "statements.api_cost_help": (
+        "At the price book's price in force on each request's day; requests of a model "
+        "without a price are left out."
+    ),
+    "statements.not_priced": "not priced",
+    "statements.status_closed": "closed",
+    "statements.status_open": "open",
+    "statements.csv": "Download CSV",
+    "statements.printable": "Download printable page",
+    "statements.printable_help": "An HTML page laid out for A4: open it and print it from the browser.",
+    "statements.doc_title": "Usage statement {month}",
+    "statements.doc_closed": "Closed: these figures never change.",
+    "statements.doc_draft": "Draft: the month is not closed, its figures may still change.",
+    "statements.col.of_month": "Of month",
+    "statements.col.user": "User",
+    "statements.col.key_alias": "Key",
+    "statements.col.team_id": "Team",
+    "statements.col.client": "Client",
+    "statements.col.requests": "Requests",
+    "statements.col.prompt_uncached_tokens": "Prompt (uncached)",
+    "statements.col.prompt_cached_tokens": "Prompt (cached)",
+    "statements.col.completion_tokens": "Completion",
+    "statements.col.reasoning_tokens": "of which reasoning",
+    "statements.col.spend_usd": "Spend",
+    "statements.col.api_cost_usd": "At API prices",
+    "statements.col.budget_used": "Of the key's budget",
+    "statements.col.month": "Month",
+    "statements.col.status": "Status",
+    "statements.col.closed_at": "Closed",
+    "statements.col.adjustment_requests": "Late requests listed",
 }
 
 

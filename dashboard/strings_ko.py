@@ -625,4 +625,63 @@ KO: dict[str, str] = {
     "status.left_out": "각 실행이 제외한 행",
     "status.error": "오류",
     "status.runs_note": "최신순, 최근 실행 최대 {limit}건(etl_runs.parquet), 시간대 {tz}.",
+    "page.statements": "월별 명세",
+    "statements.title": "월별 사용 명세",
+    "statements.intro": (
+        "사람, 키, 클라이언트별 요청 수, 종류별 토큰, LiteLLM이 기록한 비용과 API 가격 환산 비용을 "
+        "연구실 시간대 기준 월별로 보여 줍니다. 마감된 달의 명세는 한 번 기록되면 바뀌지 않으며, "
+        "마감 후에 들어온 그 달의 요청은 다음에 마감하는 달에 조정 항목으로 표시됩니다."
+    ),
+    "statements.month": "월",
+    "statements.closed_label": "{month} (마감)",
+    "statements.open_label": "{month} (미마감, 초안)",
+    "statements.closed": "{month}은(는) 마감되었습니다. {when} 기준의 수치이며 바뀌지 않습니다.",
+    "statements.open": (
+        "{month}은(는) 아직 마감되지 않았습니다. 현재 데이터로 만든 초안이며 마감 전까지 바뀔 수 있습니다."
+    ),
+    "statements.open_admin": (
+        "{month}은(는) 아직 마감되지 않았습니다. 현재 데이터로 만든 초안입니다. 달이 끝나면 `python "
+        "-m etl close-month {month}`로 마감하세요. 마감된 명세는 바뀌지 않습니다."
+    ),
+    "statements.empty": "{month}에는 요청이 없습니다.",
+    "statements.lines": "명세 항목",
+    "statements.adjustments": "조정 항목",
+    "statements.adjustments_help": (
+        "이미 마감된 이전 달의 요청 중 마감 후에 들어온 것입니다. 그 달의 명세에 더하지 않고 여기에 "
+        "표시합니다."
+    ),
+    "statements.all_months": "전체 월",
+    "statements.requests": "요청",
+    "statements.tokens": "토큰",
+    "statements.spend": "비용 (LiteLLM)",
+    "statements.api_cost": "API 가격 환산",
+    "statements.api_cost_help": (
+        "각 요청 날짜에 유효한 가격표 가격으로 계산합니다. 가격이 없는 모델의 요청은 제외됩니다."
+    ),
+    "statements.not_priced": "가격 없음",
+    "statements.status_closed": "마감",
+    "statements.status_open": "미마감",
+    "statements.csv": "CSV 내려받기",
+    "statements.printable": "인쇄용 페이지 내려받기",
+    "statements.printable_help": "A4에 맞춘 HTML 페이지입니다. 브라우저에서 열어 인쇄하세요.",
+    "statements.doc_title": "사용 명세 {month}",
+    "statements.doc_closed": "마감됨: 이 수치는 바뀌지 않습니다.",
+    "statements.doc_draft": "초안: 아직 마감되지 않아 수치가 바뀔 수 있습니다.",
+    "statements.col.of_month": "해당 월",
+    "statements.col.user": "사용자",
+    "statements.col.key_alias": "키",
+    "statements.col.team_id": "팀",
+    "statements.col.client": "클라이언트",
+    "statements.col.requests": "요청",
+    "statements.col.prompt_uncached_tokens": "프롬프트 (캐시 미적중)",
+    "statements.col.prompt_cached_tokens": "프롬프트 (캐시 적중)",
+    "statements.col.completion_tokens": "응답",
+    "statements.col.reasoning_tokens": "그중 추론",
+    "statements.col.spend_usd": "비용",
+    "statements.col.api_cost_usd": "API 가격 환산",
+    "statements.col.budget_used": "키 예산 대비",
+    "statements.col.month": "월",
+    "statements.col.status": "상태",
+    "statements.col.closed_at": "마감 시각",
+    "statements.col.adjustment_requests": "조정된 늦은 요청",
 }

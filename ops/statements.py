@@ -16,7 +16,6 @@ import logging
 import os
 import secrets
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -36,11 +35,12 @@ from contract.statements import (
     REQUEST_IDS_FILE,
     TOTALS,
     USAGE,
+    MonthSpan,
     Statement,
     closed_months,
     counted_request_ids,
     month_name,
-    next_month,
+    month_span,
     parse_month,
     read_statement,
     sha256_of,
@@ -60,23 +60,6 @@ class StatementRefused(UsageError):
     """A close or reopen that would change what a statement says, or close too early."""
 
     exit_code = 2
-
-
-@dataclass(frozen=True)
-class MonthSpan:
-    first: dt.date
-    start: dt.datetime  # UTC instants of the month's first and next month's first midnight
-    end: dt.datetime
-
-
-def month_span(first: dt.date, zone: str) -> MonthSpan:
-    """The month in the lab's zone, as UTC instants."""
-    tz = ZoneInfo(zone)
-
-    def midnight(day: dt.date) -> dt.datetime:
-        return dt.datetime.combine(day, dt.time(), tz).astimezone(dt.UTC)
-
-    return MonthSpan(first, midnight(first), midnight(next_month(first)))
 
 
 def close_month(config: Config, month: str, *, now: dt.datetime | None = None) -> Statement:

@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo
 
 import pandas as pd
 
+from contract.statements import month_name, month_span, parse_month
 from queries.filters import Filters, InvalidFilter
 from queries.runner import Job, Reader
 from queries.serving import PROMPT_BANDS
@@ -283,3 +284,36 @@ def api_cost(
             for key, name in API_COST_QUERIES.items()
         }
     )
+
+
+# --- monthly statements (contract/statements.py; closed by ops/statements.py) ------------
+
+# the open months the Statements page offers as drafts: this month and the one before
+OPEN_MONTHS = 2
+
+
+def statement_months(reader: Reader, zone: str, now: dt.datetime) -> pd.DataFrame:
+    """Every closed month with its totals as this session may see them (statements.sql),
+    and before them the last OPEN_MONTHS months not closed yet (`closed_at` empty)."""
+    closed = reader.run("statements")
+    this_month = now.astimezone(ZoneInfo(zone)).date().replace(day=1)
+    months = [this_month]
+    while len(months) < OPEN_MONTHS:
+        months.append((months[-1] - dt.timedelta(days=1)).replace(day=1))
+    shown = set(closed["month"])
+    open_rows = [
+        {"month": month_name(first), "zone": zone} for first in months if month_name(first) not in shown
+    ]
+    return pd.concat([pd.DataFrame(open_rows), closed], ignore_index=True).sort_values(
+        "month", ascending=False, ignore_index=True
+    )
+
+
+def statement(reader: Reader, month: str, zone: str, *, closed: bool) -> pd.DataFrame:
+    """The lines of `month` (YYYY-MM) this session may see: as closed (statement.sql,
+    never recomputed) or, for an open month, its draft from the store as it is now."""
+    if closed:
+        return reader.run("statement", month=month)
+    span = month_span(parse_month(month), zone)
+    draft = reader.run("statement_lines", Filters(start=span.start, end=span.end, tz=zone))
+    return draft.assign(kind="usage", of_month=month)

@@ -18,12 +18,13 @@ from contract.statements import (
     LINES_FILE,
     closed_months,
     counted_request_ids,
+    month_span,
     parse_month,
     read_statement,
     statement_dir,
 )
 from etl.run import run_etl
-from ops.statements import StatementRefused, close_month, month_span, reopen_month
+from ops.statements import StatementRefused, close_month, reopen_month
 from queries.filters import Filters
 from queries.runner import StoreReader
 from queries.scope import ScopedReader
@@ -207,3 +208,54 @@ def test_reopening_keeps_the_statement_and_a_changed_one_is_not_shown(
     reader = StoreReader(store, zone=SEOUL, prices=PRICES)
     assert reader.run("statements")["month"].tolist() == ["2026-10"]
     assert "statements/month=2026-11" in reader.damaged()
+
+
+def closed_store(tmp_path: Path) -> Path:
+    """November closed from known rows (ingested as the ETL does), and one of its names a
+    spreadsheet formula and markup, as a key holder can set them."""
+    from etl.run import ingest_rows  # noqa: PLC0415
+
+    store = tmp_path / "store"
+    rows = [
+        *ROWS,
+        request(
+            LLAMACPP, '=HYPERLINK("x")<b>eve</b>', dt.datetime(2026, 11, 12, 10, 0), (10, 0, 5, 0), 0.00001
+        ),
+    ]
+    config = dataclasses.replace(Config(store=store), prices=PRICES)
+    ingest_rows(config, rows)
+    close_month(
+        dataclasses.replace(config, dashboard=dataclasses.replace(config.dashboard, timezone=SEOUL)),
+        "2026-11",
+        now=CLOSING,
+    )
+    return store
+
+
+def test_the_statements_page_shows_the_closed_month_to_each_as_they_may_see_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dashboard.auth import Identity  # noqa: PLC0415
+    from dashboard.statements import document  # noqa: PLC0415
+    from tests.test_pages import open_page, open_page_as  # noqa: PLC0415
+
+    store = closed_store(tmp_path)
+    at = open_page(store, monkeypatch, "statements")
+    at.selectbox(key="statement_month").set_value("2026-11").run()
+    assert not at.exception
+    lines = at.dataframe[0]  # then the list of months
+    assert set(lines.value["user"]) == {"alice", "bob", '=HYPERLINK("x")<b>eve</b>'}
+    assert any("is closed" in s.value for s in at.success)
+
+    key = known_store.key_of("alice")
+    alice = Identity(role="student", name="alice", keys=(key,), key=key)
+    student = open_page_as(alice, store, monkeypatch, "statements")
+    student.selectbox(key="statement_month").set_value("2026-11").run()
+    [own] = student.dataframe
+    assert set(own.value["user"]) == {"alice"} and set(
+        own.value["api_key_hash"] if "api_key_hash" in own.value else [key]
+    ) == {key}
+
+    reader = StoreReader(store, prices=PRICES)
+    page = document(reader.run("statement", month="2026-11"), "2026-11", closed=True)
+    assert "&lt;b&gt;eve&lt;/b&gt;" in page and "<b>eve" not in page and "@page { size: A4" in page
