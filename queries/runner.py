@@ -11,52 +11,64 @@ ETL's tables, over a snapshot of the store (queries/snapshot.py) that is refresh
 by day, when the ETL changes the store. The filters and the window's day files are
 session variables set on the query's own cursor; other parameters are bound by name. No
 SQL is ever formatted.
+
+This module: StoreReader, which keeps the store's snapshot current (a newer store loaded
+in the background) and answers on it, and the process-wide reader of a store. What it
+does on a given snapshot is in its layers: results.py (shared result sets, warming,
+prefetching), cursors.py (a query's cursor on its window), node_partials.py (the Nodes
+page's partials); the named SQL files are read by sql_files.py.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import logging
-import re
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Hashable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import astuple, dataclass, replace
-from functools import cache, partial
+from dataclasses import astuple
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 import duckdb
 import pandas as pd
 import pyarrow as pa
 
-from contract.rollups import SERIES_SCHEMA
 from queries import day_cache, serving, snapshot
 from queries.filters import Filters
+from queries.loaded import _Snapshot
+from queries.results import Job, Results
 from queries.shared import Shared
-from queries.window import DAY, Window, empty_day, plan, query_for, window
-from settings.config import DEFAULT_TIMEZONE, DashboardSettings
+from queries.sql_files import NAME_PARAMS, UnknownQuery, days_read, load_sql, query_names, with_defaults
+from queries.window import DAY
+from settings.config import DEFAULT_TIMEZONE
 from settings.price_book import Price, boundaries
+
+# what other code imports from here (some of it defined in sql_files.py and results.py)
+__all__ = [
+    "NAME_PARAMS",
+    "Job",
+    "Reader",
+    "StoreReader",
+    "UnknownQuery",
+    "days_read",
+    "load_sql",
+    "query_names",
+    "reader",
+    "run",
+    "with_defaults",
+]
 
 log = logging.getLogger("queries")
 
-QUERY_DIR = Path(__file__).parent
 RECHECK_S = 1.0  # how often to look for a newer store (a stat per day file: ~2 ms a year)
 # the Nodes page's partials kept: a month at 10M requests a year takes 29 MB (1.0 MB a
 # day, of which levels in flight 0.4 MB and prompt bands 0.3 MB)
 PARTIALS_MB = 64
 RETRY_FAILED_S = 60.0  # how long to wait before loading a store that failed to load again
-
-
-class UnknownQuery(LookupError):
-    pass
-
-
-# a query of run_many: its name, filters, and (optionally) its other parameters
-Job = tuple[str, Filters] | tuple[str, Filters, Mapping[str, Any]]
 
 
 class Reader(Protocol):
@@ -78,85 +90,10 @@ class Reader(Protocol):
     def resolve(self, filters: Filters) -> Filters: ...
 
 
-# a read of a view of single requests over the whole range (setup/views.sql)
-_REQUEST_VIEWS = re.compile(r"\b(?:FROM|JOIN)\s+(?:in_scope|selected|scoped|overlapping|requests)\b", re.I)
-# a read of the Nodes page's views (queries/serving.py)
-_SERVING_VIEWS = re.compile(
-    r"\b(?:flight_slots|failure_slots|serving_(?:perf|speed|levels|load|level_time|cache|bands|routing|quantiles))\b",
-    re.I,
-)
-_COMMENT = re.compile(r"--[^\n]*")
-_PARAMETER = re.compile(r"\$([a-z_]+)")
-# how many names the breakdowns show, whom they always show, and (for the highlighted
-# user's part of a page) which names the page shows: unless a caller says otherwise, the
-# configuration's defaults, everyone ranked (setup/views.sql kept_names)
-NAME_PARAMS: dict[str, Any] = {
-    "top_names": DashboardSettings.top_names,
-    "grid_names": DashboardSettings.grid_names,
-    "filter_names": DashboardSettings.filter_names,
-    "highlight": None,
-    "shown": None,
-}
-Reads = Literal["all", "edges", "none"]
-
-
-def days_read(sql: str, planned: Mapping[str, bool]) -> Reads:
-    """Which days' single requests `sql` reads: of the whole window ("all": from a view
-    of them, through the latency percentiles where the series may not answer, or through
-    the Nodes page's views where its partials may not), only of the window's edges and
-    the days before them (the Nodes page's views, the partials answering for the rest),
-    or none."""
-    sql = _COMMENT.sub("", sql)
-    serving = bool(_SERVING_VIEWS.search(sql))
-    if (
-        _REQUEST_VIEWS.search(sql)
-        or ("latency_quantile" in sql and not planned["series"])
-        or (serving and not planned["nodes"])
-    ):
-        return "all"
-    return "edges" if serving else "none"
-
-
-def with_defaults(sql: str, params: Mapping[str, Any]) -> dict[str, Any]:
-    """`params` and, for those of NAME_PARAMS that `sql` reads and `params` lacks, their
-    defaults (DuckDB takes no parameter a statement does not read)."""
-    wanted = set(_PARAMETER.findall(_COMMENT.sub("", sql))) & NAME_PARAMS.keys()
-    return {name: NAME_PARAMS[name] for name in wanted} | dict(params)
-
-
-def query_names() -> list[str]:
-    return sorted(p.stem for p in QUERY_DIR.glob("*.sql"))
-
-
-@cache
-def load_sql(name: str) -> str:
-    if name not in query_names():  # names only: never a path to some other SQL file
-        raise UnknownQuery(f"no query {name!r}; known: {', '.join(query_names())}")
-    return (QUERY_DIR / f"{name}.sql").read_text(encoding="utf-8")
-
-
-@dataclass(frozen=True)
-class _Snapshot:
-    con: duckdb.DuckDBPyConnection
-    version: tuple[tuple[str, int, int], ...]
-    first: dt.datetime | None  # oldest and newest request start in the store
-    last: dt.datetime | None
-    days: dict[dt.date, Path]  # the day files
-    rollup_rows: pa.Table  # every month's rollup
-    months: dict[dt.date, pa.Table]  # the same, by month (its first day)
-    day_rollups: dict[dt.date, pa.Table]  # the recent days' rollups (snapshot.RECENT_DAYS)
-    day_series: dict[dt.date, pa.Table]  # each day's series
-    fingerprints: dict[dt.date, snapshot.Fingerprint]  # each day file's
-    series_zone: str | None  # the zone of every day's series (None: not all the same)
-    damaged: dict[str, str]  # store files that could not be read (left out) -> why
-
-
-WARM_RESULTS = 200  # recent result sets answered again on each new snapshot
 PREFETCH_BATCHES = 4  # prefetch() batches that may wait; more are dropped
-WARM_FOR_S = 20.0  # at most this long, so that new data is never held back for long
 
 
-class StoreReader:
+class StoreReader(Results):
     """Queries over one store, safe to share between threads (Streamlit sessions)."""
 
     def __init__(
@@ -248,18 +185,6 @@ class StoreReader:
             batch = self._prefetch_newest
         _prefetch_pool().submit(self._prefetch, self._snapshot(), dict(jobs), batch)
 
-    def _prefetch(self, snap: _Snapshot, jobs: dict[str, Job], batch: int) -> None:
-        try:
-            for job in jobs.values():
-                if snap is not self._current or batch != self._prefetch_newest:
-                    return  # a newer store serves, or a newer page asks ahead
-                self._run(snap, job[0], job[1], job[2] if len(job) > 2 else {}, remember=False)
-        except Exception:  # a page asking for it will see and report the error
-            log.warning("prefetching %d result sets failed", len(jobs), exc_info=True)
-        finally:
-            with self._recent_lock:
-                self._prefetching -= 1
-
     def compare(self, name: str, filters: Filters, **params: Any) -> pd.DataFrame:
         """A one-row query for `filters` and for the period of equal length before it,
         as two rows with `period` = "current" and "previous" (for the cards' deltas)."""
@@ -299,57 +224,6 @@ class StoreReader:
         """Identifies the store's content: a cache keyed on it is never stale."""
         return self._snapshot().version
 
-    def _run(
-        self,
-        snap: _Snapshot,
-        name: str,
-        filters: Filters,
-        params: Mapping[str, Any],
-        *,
-        remember: bool = True,
-    ) -> pd.DataFrame:
-        """One result set, computed once per snapshot and shared by every session that
-        asks for the same one (a class opening the dashboard at once asks 50 times);
-        `remember`ed to be answered again on the next snapshot (_warm)."""
-        resolved = self._resolve(filters, snap)
-        variable = resolved.variable()
-        key = (snap.version, name, repr(sorted(variable.items())), repr(sorted(params.items())))
-        if remember:
-            asked = repr((name, filters, filters.only_keys, sorted(params.items())))  # repr leaves keys out
-            with self._recent_lock:
-                self._recent[asked] = (name, filters, dict(params))
-                self._recent.move_to_end(asked)
-                while len(self._recent) > WARM_RESULTS:
-                    self._recent.popitem(last=False)
-        return self._results.get(key, lambda: self._query(snap, name, resolved, params))
-
-    def _warm(self, fresh: _Snapshot) -> None:
-        """Answer on `fresh` what sessions asked for lately, before it replaces the current
-        snapshot: the ETL changes the store every few minutes, and without this the first
-        sessions after each change would all wait for their pages' queries at once."""
-        if not self._results.max_entries:
-            return  # nothing is shared: nothing to prepare
-        with self._recent_lock:
-            asked = list(reversed(self._recent.values()))  # the most recent first
-        deadline = time.monotonic() + WARM_FOR_S
-        for name, filters, params in asked:
-            if time.monotonic() > deadline:
-                break
-            try:
-                self._run(fresh, name, filters, params)
-            except Exception:  # the page asking for it again will see and report the error
-                log.warning("warming %s on the new snapshot failed", name, exc_info=True)
-
-    def _query(self, snap: _Snapshot, name: str, filters: Filters, params: Mapping[str, Any]) -> pd.DataFrame:
-        """`params` are bound by name, but for `edges`, the edges of the prompt bands, which
-        the cursor holds as the variable `prompt_edges` (the Nodes page's partials are cut
-        by them: queries/serving.py)."""
-        sql = load_sql(query_for(name, filters, snap.series_zone))
-        bound = dict(params)
-        edges = tuple(bound.pop("edges", serving.PROMPT_BANDS))
-        with self._cursor(snap, filters, days_read(sql, plan(filters, snap.series_zone)), edges=edges) as cur:
-            return cur.execute(sql, with_defaults(sql, bound) or None).df()
-
     @contextmanager
     def cursor(self, filters: Filters | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
         """A cursor on the current snapshot with `filters` set, for SQL of one's own over
@@ -357,171 +231,6 @@ class StoreReader:
         snap = self._snapshot()
         with self._cursor(snap, self._resolve(filters or Filters(), snap)) as cur:
             yield cur
-
-    @contextmanager
-    def _cursor(
-        self,
-        snap: _Snapshot,
-        filters: Filters,
-        reads: Reads = "all",
-        *,
-        edges: tuple[int, ...] = serving.PROMPT_BANDS,
-    ) -> Iterator[duckdb.DuckDBPyConnection]:
-        """A cursor of its own (DuckDB runs one query at a time per cursor) with the
-        filters and the day files of their window set; `reads` says which days' single
-        requests the query reads (days_read), so that no others are loaded, and whether
-        the Nodes page's partials answer for the whole days."""
-        assert filters.start is not None and filters.end is not None  # resolved
-        days = window(snap.days, filters.start, filters.end)
-        whole = self._whole_days(snap, days)
-        planned = plan(filters, snap.series_zone)
-        partials = reads == "edges" and planned["nodes"]
-        spans = serving.covered(filters.start, filters.end) if partials else []
-        if spans:
-            tables = self._window_partials(snap, spans, filters.tz, edges=edges)
-            span = (spans[0][0], spans[-1][1])
-        else:  # the raw spans are the whole range
-            tables, span = serving.empty_tables(), (filters.end, filters.end)
-        listed = {"all": days.days, "edges": days.edge_reach, "none": []}[reads]
-        if spans and (spans[0][0], spans[-1][1]) == (filters.start, filters.end):
-            listed = []  # the partials answer for the whole range: no request to read
-        with self._lock:
-            cur = snap.con.cursor()
-        try:
-            cur.register("rollup_rows", snap.rollup_rows)
-            cur.register("window_rollups", pa.concat_tables(whole) if whole else snap.rollup_rows.slice(0, 0))
-            series = [t for day, t in snap.day_series.items() if days.whole_first <= day < days.whole_stop]
-            cur.register("window_series", pa.concat_tables(series) if series else SERIES_SCHEMA.empty_table())
-            for name, table in tables.items():
-                cur.register(serving.PARTIAL_TABLES[name], table)
-            for name, some in (("window", listed), ("edge", days.edges)):
-                # the Nodes page's partials leave it minutes of requests at each end: read
-                # from the files, rather than days kept in memory for them
-                cached, on_disk = (
-                    ([], [path for _, path in some])
-                    if partials and name == "window"
-                    else self._days.split(some)
-                )
-                cur.register(
-                    f"{name}_cached", pa.concat_tables(cached) if cached else day_cache.SCHEMA.empty_table()
-                )
-                files = [str(empty_day()), *(str(path) for path in on_disk)]
-                cur.execute(f"SET VARIABLE {name}_files = $files", {"files": files})
-            cur.execute("SET VARIABLE filters = $filters", {"filters": filters.variable()})
-            cur.execute("SET VARIABLE plan = $plan", {"plan": planned})
-            cur.execute("SET VARIABLE prompt_edges = $edges", {"edges": list(edges)})
-            cur.execute("SET VARIABLE whole = $whole", {"whole": {"start": span[0], "stop": span[1]}})
-            yield cur
-        finally:
-            cur.close()
-
-    def _whole_days(self, snap: _Snapshot, days: Window) -> list[pa.Table]:
-        """The rollup rows of the days the window covers whole: the calendar months it
-        covers whole from the months, the other days from each day's rollup (kept in
-        memory if recent, else read from its file, through a small cache)."""
-        tables = []
-        day = days.whole_first
-        while day < days.whole_stop:
-            month = snapshot.month_of(day)
-            following = (month + 31 * DAY).replace(day=1)
-            if (
-                day == month
-                and following <= days.whole_stop
-                and month in snap.months
-                and month not in self._split_months
-            ):
-                tables.append(snap.months[month])
-                day = following
-                continue
-            if day in snap.day_rollups:
-                tables.append(snap.day_rollups[day])
-            elif day in snap.fingerprints:
-                rows = self._older_days.get((day, snap.fingerprints[day]), partial(self._read_rows, day))
-                if rows is not None:
-                    tables.append(rows)
-            day += DAY
-        return tables
-
-    def _read_rows(self, day: dt.date) -> pa.Table | None:
-        found = snapshot.day_rollup(self.store, day, None, self.zone)
-        return found.rows if isinstance(found, snapshot.DayRollup) else None
-
-    def _window_partials(
-        self,
-        snap: _Snapshot,
-        spans: list[tuple[dt.datetime, dt.datetime]],
-        tz: str,
-        *,
-        edges: tuple[int, ...],
-    ) -> dict[str, pa.Table]:
-        """The Nodes page's partials of `spans` (serving.covered) in zone `tz` with the
-        prompt bands `edges`, merged: once for all the page's queries over the same spans."""
-        wanted = self._partial_jobs(snap, spans, tz, edges=edges)
-        return self._merged_partials.get(
-            tuple(key for _, _, key in wanted),
-            lambda: serving.merged(self._partials_of(snap, wanted, tz, edges=edges)),
-        )
-
-    def _partial_jobs(
-        self,
-        snap: _Snapshot,
-        spans: list[tuple[dt.datetime, dt.datetime]],
-        tz: str,
-        *,
-        edges: tuple[int, ...],
-    ) -> list[tuple[dt.datetime, dt.datetime, Hashable]]:
-        """Each span with what its partials depend on (their cache key): the span, the
-        zone, the prompt bands' edges, the day file and the one before."""
-        wanted: list[tuple[dt.datetime, dt.datetime, Hashable]] = []
-        for start, end in spans:
-            day = start.date()
-            if day in snap.days or day - DAY in snap.days:  # else no request was in flight
-                fingerprints = (snap.fingerprints.get(day), snap.fingerprints.get(day - DAY))
-                wanted.append((start, end, (start, end, tz, edges, fingerprints)))
-        return wanted
-
-    def _partials_of(
-        self,
-        snap: _Snapshot,
-        wanted: list[tuple[dt.datetime, dt.datetime, Hashable]],
-        tz: str,
-        *,
-        edges: tuple[int, ...],
-    ) -> list[serving.Partials]:
-        """The partials of each span: from the cache, else computed, one at a time: at
-        10M requests a year, a day takes 0.1 GB of working memory, more in parallel, for
-        little gain on two cores."""
-        return list(
-            _partial_pool().map(
-                lambda job: self._partials.get(
-                    job[2], lambda: self._compute_partials(snap, job[0], job[1], tz, edges=edges)
-                ),
-                wanted,
-            )
-        )
-
-    def _compute_partials(
-        self, snap: _Snapshot, start: dt.datetime, end: dt.datetime, tz: str, *, edges: tuple[int, ...]
-    ) -> serving.Partials:
-        """The partials of [start, end), within one UTC day: the serving views over it as
-        the range, over that day's requests and those of the day before, read from their
-        files (not kept: the partials are)."""
-        span = Filters(start=start, end=end, tz=tz, bucket="day")
-        day = start.date()
-        files = [str(empty_day()), *(str(snap.days[d]) for d in (day - DAY, day) if d in snap.days)]
-        with self._lock:
-            cur = snap.con.cursor()
-        try:
-            for name, table in serving.empty_tables().items():
-                cur.register(serving.PARTIAL_TABLES[name], table)
-            cur.register("window_cached", day_cache.SCHEMA.empty_table())
-            cur.execute("SET VARIABLE window_files = $files", {"files": files})
-            cur.execute("SET VARIABLE filters = $filters", {"filters": span.variable()})
-            cur.execute("SET VARIABLE whole = $whole", {"whole": {"start": end, "stop": end}})
-            cur.execute("SET VARIABLE prompt_edges = $edges", {"edges": list(edges)})
-            return serving.compute(cur)
-        finally:
-            cur.close()
 
     def _snapshot(self) -> _Snapshot:
         """The current snapshot. A newer store is loaded in the background while queries
@@ -587,25 +296,9 @@ class StoreReader:
             damaged={name: damage.error for name, damage in sorted(self._damaged.items())},
         )
 
-    @staticmethod
-    def _resolve(filters: Filters, snap: _Snapshot) -> Filters:
-        """Open range ends become the store's first and last request (an empty store: the
-        last day). A range beyond the data stays a valid, empty range."""
-        if filters.start is not None and filters.end is not None:
-            return filters
-        tick = dt.timedelta(microseconds=1)
-        last = snap.last + tick if snap.last else dt.datetime.now(dt.UTC)
-        first = snap.first or last - dt.timedelta(days=1)
-        start = filters.start or min(first, (filters.end or last) - tick)
-        end = filters.end or max(last, start + tick)
-        return replace(filters, start=start, end=end)
-
 
 POOL_WORKERS = 3
 _executor: ThreadPoolExecutor | None = None
-_partial_executor: ThreadPoolExecutor | None = None
-
-
 _prefetch_executor: ThreadPoolExecutor | None = None
 
 
@@ -616,15 +309,6 @@ def _prefetch_pool() -> ThreadPoolExecutor:
         if _prefetch_executor is None:
             _prefetch_executor = ThreadPoolExecutor(1, thread_name_prefix="prefetch")
         return _prefetch_executor
-
-
-def _partial_pool() -> ThreadPoolExecutor:
-    """The days' partials are computed here, not in the queries' pool: a query waiting for
-    them there could leave no worker to compute them."""
-    global _partial_executor  # noqa: PLW0603  one pool per process, made on first use
-    if _partial_executor is None:
-        _partial_executor = ThreadPoolExecutor(1, thread_name_prefix="partials")
-    return _partial_executor
 
 
 def _pool() -> ThreadPoolExecutor:
