@@ -42,4 +42,5 @@ def render(config: Config, reader: ScopedReader, state: ViewState) -> None:
         else:
             panels.peers_panel(config, reader, page)
     panels.models_panel(page)
+    panels.adoption_panel(reader, page.filters, state.tz)
     panels.downloads(page, DOWNLOADS)

@@ -49,4 +49,5 @@ def render(config: Config, reader: Reader, state: ViewState, links: Mapping[str,
     with right, st.container(border=True):
         panels.clients_panel(page, matrix=True)
     panels.models_panel(page)
+    panels.adoption_panel(reader, page.filters, state.tz)
     panels.downloads(page, DOWNLOADS)

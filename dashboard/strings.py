@@ -665,6 +665,23 @@ EN: dict[str, str] = {
     "status.left_out": "Left out by each run",
     "status.error": "Error",
     "status.runs_note": "Newest first, at most the last {limit} runs (etl_runs.parquet); times in {tz}.",
+    "adoption.show": "Adoption by client",
+    "adoption.help": (
+        "Each client's active users (people with at least one request) per day, week or "
+        "month of the range, and when each person first used each client."
+    ),
+    "adoption.period": "Per",
+    "adoption.day": "day",
+    "adoption.week": "week (from Monday)",
+    "adoption.month": "month",
+    "adoption.axis": "Active users",
+    "adoption.people": "people",
+    "adoption.other": "Other clients",
+    "adoption.first_use": "First use of each client (everything stored, not only this range)",
+    "adoption.col.client": "Client",
+    "adoption.col.user": "User",
+    "adoption.col.first_used": "First used",
+    "adoption.col.requests": "Requests since",
     "page.statements": "Statements",
     "statements.title": "Monthly statements",
     "statements.intro": (

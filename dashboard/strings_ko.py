@@ -625,6 +625,23 @@ KO: dict[str, str] = {
     "status.left_out": "각 실행이 제외한 행",
     "status.error": "오류",
     "status.runs_note": "최신순, 최근 실행 최대 {limit}건(etl_runs.parquet), 시간대 {tz}.",
+    "adoption.show": "클라이언트별 도입 현황",
+    "adoption.help": (
+        "기간 내 일, 주, 월별로 각 클라이언트의 활성 사용자(요청이 한 번 이상 있는 사람) "
+        "수와 각 사람이 각 클라이언트를 처음 사용한 시각을 보여 줍니다."
+    ),
+    "adoption.period": "단위",
+    "adoption.day": "일",
+    "adoption.week": "주 (월요일 시작)",
+    "adoption.month": "월",
+    "adoption.axis": "활성 사용자",
+    "adoption.people": "명",
+    "adoption.other": "기타 클라이언트",
+    "adoption.first_use": "클라이언트별 첫 사용 (이 기간만이 아닌 저장된 전체 기록)",
+    "adoption.col.client": "클라이언트",
+    "adoption.col.user": "사용자",
+    "adoption.col.first_used": "첫 사용",
+    "adoption.col.requests": "이후 요청",
     "page.statements": "월별 명세",
     "statements.title": "월별 사용 명세",
     "statements.intro": (

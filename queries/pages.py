@@ -317,3 +317,12 @@ def statement(reader: Reader, month: str, zone: str, *, closed: bool) -> pd.Data
     span = month_span(parse_month(month), zone)
     draft = reader.run("statement_lines", Filters(start=span.start, end=span.end, tz=zone))
     return draft.assign(kind="usage", of_month=month)
+
+
+ADOPTION_QUERIES = ("client_adoption", "client_first_use")
+
+
+def adoption(reader: Reader, filters: Filters) -> dict[str, pd.DataFrame]:
+    """Each client's active users per day, week and month of the range, and when each
+    person first used each client (over everything in scope)."""
+    return reader.run_many({name: (name, filters) for name in ADOPTION_QUERIES})

@@ -13,6 +13,7 @@ figure handed to every session (dashboard/memo.py); callers never change a figur
 
 from __future__ import annotations
 
+from dashboard.figures.adoption import active_users
 from dashboard.figures.breakdowns import (
     LABEL_GAP_PX,
     LABEL_PX,
@@ -76,6 +77,7 @@ __all__ = [
     "USER_FRAME",
     "USER_ROW",
     "Span",
+    "active_users",
     "cache_trend",
     "categories",
     "category_order",

@@ -1,10 +1,11 @@
 """The panels the pages are made of: the filters sidebar (and the URL), freshness, cards,
-charts, users and peers bars, budget bars, downloads. They only lay out: numbers come
+charts, users and peers bars, adoption by client, budget bars, downloads. They only lay out: numbers come
 from the query layer (through the session's scoped reader), figures from dashboard/figures/.
 This package's face: what the pages import, from one module per concern."""
 
 from __future__ import annotations
 
+from dashboard.panels.adoption import adoption_panel
 from dashboard.panels.budget import LEVEL_BARS, budget_bars
 from dashboard.panels.charts import (
     ADDITIVE,
@@ -46,6 +47,7 @@ __all__ = [
     "PREFETCH_USERS",
     "WIDGETS",
     "Page",
+    "adoption_panel",
     "available_timezones",
     "budget_bars",
     "cards",
