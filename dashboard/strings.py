@@ -682,6 +682,10 @@ EN: dict[str, str] = {
     "adoption.col.user": "User",
     "adoption.col.first_used": "First used",
     "adoption.col.requests": "Requests since",
+    "digest.subject": "LLM usage, week of {start} to {end}",
+    "digest.head": "The week at a glance: {start} to {end} ({zone})",
+    "digest.link": "Open the dashboard: {url}",
+    "digest.no_link": "Open the dashboard for the detail.",
     "page.statements": "Statements",
     "statements.title": "Monthly statements",
     "statements.intro": (

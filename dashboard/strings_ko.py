@@ -642,6 +642,10 @@ KO: dict[str, str] = {
     "adoption.col.user": "사용자",
     "adoption.col.first_used": "첫 사용",
     "adoption.col.requests": "이후 요청",
+    "digest.subject": "LLM 사용 현황, {start} ~ {end} 주간",
+    "digest.head": "한 주 요약: {start} ~ {end} ({zone})",
+    "digest.link": "대시보드 열기: {url}",
+    "digest.no_link": "자세한 내용은 대시보드에서 확인하세요.",
     "page.statements": "월별 명세",
     "statements.title": "월별 사용 명세",
     "statements.intro": (

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from settings.digest import DigestSettings, digest_settings
 from settings.errors import ConfigError
 from settings.price_book import Price, load_price_book
 from settings.toml_file import read_toml
@@ -111,6 +112,7 @@ class Config:
     # the price book's entries (settings/price_book.py); empty: no "at API prices" figures
     prices: tuple[Price, ...] = ()
     price_book: Path | None = None  # the file they were read from
+    digest: DigestSettings = field(default_factory=DigestSettings)  # the weekly digest
 
 
 def sha256_hex(secret: str) -> str:
@@ -133,7 +135,9 @@ def load_config(
     if path:
         config_path = Path(path)
         data = read_toml(config_path, f"configuration file {config_path}")
-    _reject_unknown(data, {"store", "source", "noise", "nodes", "clients", "dashboard", "price_book"}, "")
+    _reject_unknown(
+        data, {"store", "source", "noise", "nodes", "clients", "dashboard", "price_book", "digest"}, ""
+    )
 
     store_path = _store_path(store, env, data.get("store"), config_path)
     source_settings = _source(data.get("source", {}), source, env)
@@ -151,6 +155,7 @@ def load_config(
         path=config_path,
         prices=load_price_book(price_book) if price_book else (),
         price_book=price_book,
+        digest=digest_settings(data.get("digest", {})),
     )
 
 

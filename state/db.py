@@ -1,5 +1,6 @@
-"""What the dashboard writes itself, shared by all its processes: sign-in sessions and the
-sign-in gate's budgets (dashboard/auth.py `SignInGate`). The store stays read-only.
+"""What the dashboard writes itself, shared by all its processes: sign-in sessions, the
+sign-in gate's budgets (dashboard/auth.py `SignInGate`) and the weekly digest's outbox
+(dashboard/digest.py). The store stays read-only.
 
 SQLite in the state folder by default (`USAGE_DASHBOARD_STATE`, else ./.dashboard-state;
 file `state.sqlite`, mode 0600, WAL: safe for several processes on one host), or any
@@ -91,6 +92,22 @@ gate_turn = sa.Table(
     metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
     sa.Column("turn", sa.BigInteger, nullable=False),
+)
+
+# the weekly digest (dashboard/digest.py): each week's message per channel, kept until sent;
+# one that failed is tried again by the next run, never dropped. No secret is in it: the
+# SMTP password and the webhook's URL stay in the environment.
+digest_outbox = sa.Table(
+    "dashboard_digest_outbox",
+    metadata,
+    sa.Column("week", sa.String(10), primary_key=True),  # the week's last day, YYYY-MM-DD
+    sa.Column("channel", sa.String(16), primary_key=True),  # "email" or "webhook"
+    sa.Column("subject", sa.Text, nullable=False),
+    sa.Column("body", sa.Text, nullable=False),
+    sa.Column("created", sa.Float, nullable=False),
+    sa.Column("attempts", sa.Integer, nullable=False),
+    sa.Column("last_error", sa.Text, nullable=True),
+    sa.Column("sent", sa.Float, nullable=True),
 )
 
 
@@ -240,6 +257,48 @@ class StateDB:
                     .values(expires=now + found.lifetime_s)
                 )
         return found
+
+    # --- the weekly digest's outbox ---------------------------------------------------------
+
+    def queue_digest(self, week: str, channel: str, subject: str, body: str, now: float) -> bool:
+        """Keep `week`'s message for `channel` until it is sent; False if it was already."""
+        with self.turn() as conn:
+            known = conn.execute(
+                sa.select(digest_outbox.c.week).where(
+                    digest_outbox.c.week == week, digest_outbox.c.channel == channel
+                )
+            ).first()
+            if known is not None:
+                return False
+            conn.execute(
+                sa.insert(digest_outbox).values(
+                    week=week, channel=channel, subject=subject, body=body, created=now, attempts=0
+                )
+            )
+            return True
+
+    def digests(self, *, unsent_only: bool = False, limit: int = 20) -> list[dict[str, Any]]:
+        """The outbox, newest week first (only what is not sent yet, with `unsent_only`)."""
+        query = sa.select(digest_outbox).order_by(digest_outbox.c.week.desc(), digest_outbox.c.channel)
+        if unsent_only:
+            query = query.where(digest_outbox.c.sent.is_(None))
+        try:
+            with self.engine.connect() as conn:
+                return [dict(row._mapping) for row in conn.execute(query.limit(limit))]
+        except (sa.exc.SQLAlchemyError, OSError) as exc:
+            raise StateUnavailable(_reason(exc)) from None
+
+    def digest_tried(self, week: str, channel: str, *, error: str | None, now: float) -> None:
+        """One attempt at sending: sent (`error` None) or failed, with why."""
+        values: dict[str, Any] = {"attempts": digest_outbox.c.attempts + 1, "last_error": error}
+        if error is None:
+            values["sent"] = now
+        with self.turn() as conn:
+            conn.execute(
+                sa.update(digest_outbox)
+                .where(digest_outbox.c.week == week, digest_outbox.c.channel == channel)
+                .values(**values)
+            )
 
 
 def _create(engine: Engine, attempts: int = 5) -> None:
