@@ -7,71 +7,71 @@ never stops the run and never drops the row: the column falls back to its defaul
 the row is counted as malformed. Only a row that cannot be placed is left out (and counted
 as malformed): one without a usable startTime has no day, and a later copy of a request_id
 stored on another day would count the request twice.
+
+This module holds `transform` and its account of the rows repaired and left out. The
+rules it applies are in transform_rules.py (re-exported from here), the Arrow operations
+it is written in are in transform_columns.py.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from urllib.parse import urlsplit
+from dataclasses import dataclass
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from contract.store import REQUESTS_SCHEMA, UTC_TS
 from etl.extract import RAW_SCHEMA
-from settings.config import ClientRule, Config, NodeRule, NoiseRules
-
-HEALTH_CHECK = "litellm-internal-health-check"
-HEALTH_CHECK_SHA256 = "2ee659761968def976c7905217d96fa6e765f300dfb066f6c73fd3c279b3435a"
-MASTER_KEY_LITERAL = "litellm_proxy_master_key"
-MASTER_KEY_USER = "default_user_id"
-USER_AGENT_TAG = "User-Agent: "
-UNKNOWN = "unknown"
-
-# First match wins; case-insensitive substring of the user agent.
-DEFAULT_CLIENT_RULES: tuple[ClientRule, ...] = (
-    ClientRule("OpenCode", ("opencode",)),
-    ClientRule("Hermes", ("hermes",)),
-    ClientRule("Claude Code", ("claude-cli", "claude-code")),
-    ClientRule("Cline", ("cline",)),
-    ClientRule("Roo Code", ("roo-code", "roocode")),
-    ClientRule("aider", ("aider",)),
-    ClientRule("Continue", ("continue",)),
-    ClientRule("Open WebUI", ("open-webui",)),
-    ClientRule("LiteLLM SDK", ("litellm",)),
-    ClientRule("OpenAI Python SDK", ("openai/python",)),
-    ClientRule("OpenAI JS SDK", ("openai/js",)),
-    ClientRule("curl", ("curl/",)),
-    ClientRule("Python HTTP", ("python-requests", "python-httpx", "aiohttp")),
+from etl.transform_columns import (
+    _any,
+    _count,
+    _drop_null_elements,
+    _has_tag,
+    _longest_user_agent_tag,
+    _map_unique,
+    _node_column,
+    _nonempty,
+)
+from etl.transform_rules import (
+    DEFAULT_CLIENT_RULES,
+    HEALTH_CHECK,
+    HEALTH_CHECK_SHA256,
+    MASTER_KEY_LITERAL,
+    MASTER_KEY_USER,
+    NOISE_REASONS,
+    RATE_LIMIT_CLASS,
+    RATE_LIMIT_KINDS,
+    RATE_LIMIT_SCOPES,
+    UNKNOWN,
+    USER_AGENT_TAG,
+    Rules,
+    _rate_limit_kind,
+    host_port,
 )
 
-NOISE_REASONS = ("health_check", "master_key", "rule")
+__all__ = [
+    "DEFAULT_CLIENT_RULES",
+    "HEALTH_CHECK",
+    "HEALTH_CHECK_SHA256",
+    "MASTER_KEY_LITERAL",
+    "MASTER_KEY_USER",
+    "MAX_ATTEMPTS",
+    "MAX_OVERHEAD_MS",
+    "NOISE_REASONS",
+    "RATE_LIMIT_CLASS",
+    "RATE_LIMIT_KINDS",
+    "RATE_LIMIT_SCOPES",
+    "UNKNOWN",
+    "USER_AGENT_TAG",
+    "Rules",
+    "Transformed",
+    "host_port",
+    "transform",
+]
 
-# LiteLLM's own rate-limit refusals: ProxyRateLimitError (1.106 on; also the opt-in session
-# budget and iteration caps, told apart by their kind), a 429 HTTPException before it.
-# The kind as the row names it (error_rate_limit_type, else the limiter's "Limit type: ...")
-# and as the store does; a refusal of another kind, or none, is stored as `unknown`.
-RATE_LIMIT_CLASS = "ProxyRateLimitError"
-RATE_LIMIT_KINDS = {
-    "tokens": "tpm",
-    "requests": "rpm",
-    "concurrent_requests": "parallel",
-    "max_parallel_requests": "parallel",
-    "budget": None,  # a session's budget, not a rate
-    "max_iterations": None,
-}
-# Whose limit it was: the limiter's descriptor keys (parallel_request_limiter_v3)
-RATE_LIMIT_SCOPES = frozenset(
-    {
-        "api_key", "user", "team", "team_member", "end_user", "organization", "project",
-        "model_per_key", "model_per_team", "model_per_organization", "model_per_project",
-        "model_per_project_itpm", "model_per_project_otpm", "tag", "tag_per_key",
-        "agent", "agent_session", "mcp_per_key", "mcp_per_team", "mcp_server",
-    }
-)  # fmt: skip
+
 _CODE_TEXT = r"^[A-Za-z0-9_.-]{1,40}$"  # an HTTP status or a provider's code word, not a message
 
 # A JSON number as `#>>` prints it (whitespace is trimmed before matching).
@@ -81,64 +81,6 @@ _COUNT_TEXT = re.compile(r"^-?\d+(\.\d+)?([eE][+-]?\d+)?$").pattern
 MAX_ATTEMPTS = 1000
 # LiteLLM's own time on a request, in ms: beyond a day it is no measurement.
 MAX_OVERHEAD_MS = 86_400_000.0
-
-
-@dataclass(frozen=True)
-class Rules:
-    """Everything the transform needs from the configuration."""
-
-    noise: NoiseRules = field(default_factory=NoiseRules)
-    nodes: tuple[NodeRule, ...] = ()
-    clients: tuple[ClientRule, ...] = ()
-
-    @classmethod
-    def from_config(cls, config: Config) -> Rules:
-        return cls(noise=config.noise, nodes=config.nodes, clients=config.clients)
-
-    def client_for(self, user_agent: str | None) -> str:
-        if not user_agent or not user_agent.strip():
-            return UNKNOWN
-        lowered = user_agent.lower()
-        for rule in self.clients + DEFAULT_CLIENT_RULES:
-            if any(needle in lowered for needle in rule.contains):
-                return rule.name
-        product = user_agent.strip().split("/", 1)[0].strip()
-        return product[:64] or UNKNOWN
-
-    def node_for(self, api_base: str | None, model_id: str | None) -> str:
-        address = host_port(api_base) if api_base else None
-        if address is not None:
-            for rule in self.nodes:
-                if any(host_port(b) == address for b in rule.api_bases):
-                    return rule.name
-        if model_id:
-            for rule in self.nodes:
-                if model_id in rule.model_ids:
-                    return rule.name
-        return address or UNKNOWN
-
-
-def host_port(url: str) -> str | None:
-    """`host:port` as written (`host` alone when there is no port); None for no host
-    or for text that is not a URL at all.
-
-    One node's api_base comes as http://h:8000/v1, .../v1/ or .../v1/chat/completions:
-    matching on host and port, not on the whole URL, makes them one node.
-    """
-    text = url.strip()
-    if not text:
-        return None
-    try:
-        parts = urlsplit(text if "://" in text else "//" + text)
-        host = (parts.hostname or "").lower()
-        port = parts.port
-    except ValueError:  # "http://[10.0.0.5:8000/v1", a port of "80a", ...
-        return None
-    if not host:
-        return None
-    if ":" in host:  # IPv6 literal
-        host = f"[{host}]"
-    return f"{host}:{port}" if port is not None else host
 
 
 @dataclass
@@ -468,92 +410,3 @@ class _Malformed:
             reasons = sorted({r for r, m in self._reasons if m[i].as_py()})
             out.append(f"{self._request_ids[i].as_py()} ({', '.join(reasons)})")
         return out
-
-
-def _nonempty(arr: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
-    """LiteLLM writes "" for many missing values: make them NULL."""
-    return pc.if_else(pc.equal(arr, ""), pa.scalar(None, arr.type), arr)
-
-
-def _any(*masks: pa.Array | pa.ChunkedArray) -> pa.Array:
-    out = pc.fill_null(masks[0], False)
-    for m in masks[1:]:
-        out = pc.or_(out, pc.fill_null(m, False))
-    return out
-
-
-def _count(mask: pa.Array | pa.ChunkedArray) -> int:
-    return int(pc.sum(pc.cast(mask, pa.int64())).as_py() or 0)
-
-
-def _flat(tags: pa.ChunkedArray | pa.Array) -> tuple[pa.Array, pa.Array]:
-    tags = tags.combine_chunks() if isinstance(tags, pa.ChunkedArray) else tags
-    return pc.list_flatten(tags), pc.list_parent_indices(tags)
-
-
-def _has_tag(tags: pa.ChunkedArray | pa.Array, wanted: Iterable[str]) -> pa.Array:
-    n = len(tags)
-    wanted = sorted(wanted)
-    if not wanted or n == 0:
-        return pa.array([False] * n, pa.bool_())
-    flat, parents = _flat(tags)
-    hits = pc.unique(parents.filter(pc.fill_null(pc.is_in(flat, pa.array(wanted)), False)))
-    return pc.is_in(pa.array(range(n), pa.int64()), pc.cast(hits, pa.int64()))
-
-
-def _drop_null_elements(tags: pa.ChunkedArray | pa.Array) -> pa.Array:
-    tags = tags.combine_chunks() if isinstance(tags, pa.ChunkedArray) else tags
-    flat = pc.list_flatten(tags)
-    if flat.null_count == 0:
-        return tags
-    rows = tags.to_pylist()
-    return pa.array([[t for t in r if t is not None] for r in rows], pa.list_(pa.string()))
-
-
-def _longest_user_agent_tag(tags: pa.Array) -> pa.Array:
-    """The longest "User-Agent: ..." tag without its prefix: LiteLLM adds the product
-    ("User-Agent: claude-cli") and the full string ("User-Agent: claude-cli/2.0.14 (...)")."""
-    flat, parents = _flat(tags)
-    is_ua = pc.fill_null(pc.starts_with(flat, USER_AGENT_TAG), False)
-    values = pc.utf8_slice_codeunits(flat.filter(is_ua), len(USER_AGENT_TAG))
-    found = pa.table(
-        {
-            "owner": pc.cast(parents.filter(is_ua), pa.int64()),
-            "value": values,
-            "length": pc.utf8_length(values),
-        }
-    ).sort_by([("owner", "ascending"), ("length", "descending")])
-    # sorted by owner, longest first: keep the first row of each owner
-    first = pc.fill_null(pc.not_equal(pc.pairwise_diff(found["owner"].combine_chunks()), 0), True)
-    best = found.filter(first)
-    at = pc.index_in(pa.array(range(len(tags)), pa.int64()), value_set=best["owner"].combine_chunks())
-    return _nonempty(pc.take(best["value"].combine_chunks(), at))
-
-
-def _rate_limit_kind(named: str | None) -> str:
-    """The store's name for a refusal's kind; "" for a refusal that is no rate limit."""
-    if not named:
-        return UNKNOWN
-    return RATE_LIMIT_KINDS.get(named, UNKNOWN) or ""
-
-
-def _map_unique(arr: pa.Array | pa.ChunkedArray, fn: Callable[[str | None], str]) -> pa.Array:
-    """`fn` over each distinct value once: user agents and api_bases repeat a lot."""
-    uniques = pc.unique(arr)
-    mapped = pa.array([fn(v) for v in uniques.to_pylist()], pa.string())
-    return pc.take(mapped, pc.index_in(arr, value_set=uniques, skip_nulls=False))
-
-
-_ABSENT = "\x01"
-
-
-def _node_column(api_base: pa.Array, model_id: pa.Array, rules: Rules) -> pa.Array:
-    key = pc.binary_join_element_wise(
-        pc.fill_null(api_base, _ABSENT), pc.fill_null(model_id, _ABSENT), "\x00"
-    )
-
-    def node(k: str | None) -> str:
-        base, _, mid = (k or "").partition("\x00")
-        return rules.node_for(None if base == _ABSENT else base, None if mid == _ABSENT else mid)
-
-    return _map_unique(key, node)
