@@ -204,7 +204,8 @@ def day_table(lab: Lab, day: dt.date, n: int, rng: np.random.Generator, serial: 
         "request_tags": pa.array([tags_per_client[c] for c in client], pa.list_(pa.string())),
         "duration_ms": pa.array((end - start) // 1000),
         "ingested_at": _ts(end + 300_000_000),
-        # a failure's words LiteLLM's rate limiter leaves (etl/transform.py): none here
+        # a failure's words LiteLLM's rate limiter leaves (etl/extract_sql.py METADATA_WORDS,
+        # etl/transform_rules.py): none here
         **{name: pa.nulls(n, pa.string()) for name in ("error_code", "rate_limit", "rate_limit_scope")},
         # the router's words: every request served by the group asked for at its first
         # attempt; LiteLLM's own time on non-streamed successes only, as LiteLLM 1.108 writes

@@ -25,7 +25,7 @@ from settings.config import Config, DashboardSettings
 from settings.price_book import Price, load_price_book
 
 DEFAULT_DEMO_STORE = Path("demo-store")
-# the documented example price book, whose models are the demo's (etl/simulate.py)
+# the documented example price book, whose models are the demo's (etl/simulate_lab.py)
 EXAMPLE_PRICE_BOOK = Path(__file__).resolve().parent.parent / "deploy" / "prices.example.toml"
 MAX_AGE = dt.timedelta(minutes=20)  # rebuilt before the 30-minute stale warning
 DEMO_ADMIN = auth.Identity(role="admin", name="demo")

@@ -13,7 +13,7 @@ from dashboard import format as fmt
 from dashboard.strings import t
 from dashboard.untrusted import Markdown
 
-# the store's kinds of refusal (etl/transform.py, RATE_LIMIT_KINDS), in the order told
+# the store's kinds of refusal (etl/transform_rules.py, RATE_LIMIT_KINDS), in the order told
 KINDS = ("tpm", "rpm", "parallel")
 PEAK_TEXTS = {"tpm": "limits.peak_tpm", "rpm": "limits.peak_rpm"}
 

@@ -11,6 +11,9 @@ stored on another day would count the request twice.
 This module holds `transform` and its account of the rows repaired and left out. The
 rules it applies are in transform_rules.py (re-exported from here), the Arrow operations
 it is written in are in transform_columns.py.
+
+One module because `transform` is one flat function on purpose (pyproject.toml says why):
+its account of repaired and skipped rows sits beside the code it describes.
 """
 
 from __future__ import annotations
