@@ -4,15 +4,17 @@ recent runs do (rows, noise dropped by reason, errors), and how fresh each sourc
 from __future__ import annotations
 
 import datetime as dt
+import os
 
 import pandas as pd
 import streamlit as st
 
 from dashboard import format as fmt
 from dashboard import tables
-from dashboard.strings import t
+from dashboard.strings import plain, t
 from queries.pages import RECENT_RUNS, etl_status
 from queries.runner import Reader
+from state import db as state_db
 
 
 def render(reader: Reader, tz: str) -> None:
@@ -23,6 +25,7 @@ def render(reader: Reader, tz: str) -> None:
     health, runs = data["etl_health"].iloc[0], data["etl_runs"]
     if runs.empty:
         st.info(t("status.no_runs"))
+        _digests(tz)
         return
     if runs.iloc[0]["status"] == "failed":
         st.error(t("status.last_failed", error=runs.iloc[0]["error"]))
@@ -59,6 +62,7 @@ def render(reader: Reader, tz: str) -> None:
     _sources(data["sources"], tz)
     _nodes(data["newest_by_node"], tz)
     _runs(runs, tz)
+    _digests(tz)
 
 
 def _sources(sources: pd.DataFrame, tz: str) -> None:
@@ -130,3 +134,38 @@ def _runs(runs: pd.DataFrame, tz: str) -> None:
 
 def _localized(column: pd.Series, tz: str) -> pd.Series:
     return pd.to_datetime(column, utc=True).dt.tz_convert(tz)
+
+
+def _digests(tz: str) -> None:
+    """The weekly digest's outbox (dashboard/digest.py), when there is one: what was sent,
+    and what waits for the next run, with why it failed."""
+    try:
+        rows = state_db.shared(state_db.state_url(os.environ)).digests(limit=8)
+    except state_db.StateUnavailable:
+        return
+    if not rows:
+        return
+    st.subheader(t("status.digest"))
+    waiting = [row for row in rows if row["sent"] is None]
+    if waiting:
+        st.warning(
+            t(
+                "status.digest_waiting",
+                n=len(waiting),
+                error=waiting[0]["last_error"] or t("status.digest_untried"),
+            )
+        )
+    table = pd.DataFrame(
+        {
+            "week": [row["week"] for row in rows],
+            "channel": [row["channel"] for row in rows],
+            "sent": [pd.Timestamp(row["sent"], unit="s", tz="UTC") if row["sent"] else None for row in rows],
+            "attempts": [row["attempts"] for row in rows],
+            "last_error": [row["last_error"] for row in rows],
+        }
+    )
+    columns = {
+        name: st.column_config.Column(plain(f"status.digest.{name}"))
+        for name in ("week", "channel", "sent", "attempts", "last_error")
+    }
+    tables.show(tables.styled(table, {"sent": tables.when(tz)}), columns)

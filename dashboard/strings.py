@@ -686,6 +686,17 @@ EN: dict[str, str] = {
     "digest.head": "The week at a glance: {start} to {end} ({zone})",
     "digest.link": "Open the dashboard: {url}",
     "digest.no_link": "Open the dashboard for the detail.",
+    "status.digest": "Weekly digest",
+    "status.digest_waiting": (
+        "{n} digest message(s) not sent yet; the next run of `python -m dashboard.digest` "
+        "tries again. Last error: {error}"
+    ),
+    "status.digest_untried": "not tried yet",
+    "status.digest.week": "Week ending",
+    "status.digest.channel": "Channel",
+    "status.digest.sent": "Sent",
+    "status.digest.attempts": "Attempts",
+    "status.digest.last_error": "Last error",
     "page.statements": "Statements",
     "statements.title": "Monthly statements",
     "statements.intro": (

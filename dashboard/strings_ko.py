@@ -646,6 +646,17 @@ KO: dict[str, str] = {
     "digest.head": "한 주 요약: {start} ~ {end} ({zone})",
     "digest.link": "대시보드 열기: {url}",
     "digest.no_link": "자세한 내용은 대시보드에서 확인하세요.",
+    "status.digest": "주간 요약",
+    "status.digest_waiting": (
+        "아직 보내지 못한 요약 {n}건: `python -m dashboard.digest`의 다음 실행에서 다시 "
+        "보냅니다. 마지막 오류: {error}"
+    ),
+    "status.digest_untried": "아직 시도하지 않음",
+    "status.digest.week": "주 마지막 날",
+    "status.digest.channel": "채널",
+    "status.digest.sent": "보낸 시각",
+    "status.digest.attempts": "시도",
+    "status.digest.last_error": "마지막 오류",
     "page.statements": "월별 명세",
     "statements.title": "월별 사용 명세",
     "statements.intro": (

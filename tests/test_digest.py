@@ -161,6 +161,7 @@ def test_a_failed_send_is_kept_and_sent_by_the_next_run_without_a_secret_anywher
     assert all(row["sent"] is not None for row in db.digests())
 
     stored = json.dumps(db.digests(), default=str)
+    assert "hunter2" not in state_db_text(tmp_path / "state")
     for secret in (WEBHOOK_SECRET, "hunter2-smtp"):
         assert secret not in caplog.text and secret not in stored
         assert secret not in box.messages[0][1].get_content()
@@ -190,3 +191,21 @@ def test_nothing_configured_is_refused_with_what_to_set(lab: Path, tmp_path: Pat
     bad.write_text('[digest]\nto = ["not an address"]\n', encoding="utf-8")
     with pytest.raises(ConfigError, match=r"digest\.to must be e-mail addresses"):
         load_config(bad, env={})
+
+
+def state_db_text(folder: Path) -> str:
+    """Every byte the dashboard's state holds, as text (SQLite and its journal)."""
+    return "".join(p.read_bytes().decode("latin-1") for p in folder.iterdir() if p.is_file())
+
+
+def test_the_status_page_names_a_digest_waiting_to_be_sent(
+    lab: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    env = {state_db.STATE_ENV: str(tmp_path / "state")}
+    assert digest.run(config_for(lab, free_port()), env, NOW, LAST_DAY) == 75
+    monkeypatch.setenv(state_db.STATE_ENV, str(tmp_path / "state"))
+    monkeypatch.delenv(state_db.STATE_URL_ENV)  # the tests' default: a state of one's own
+    at = open_page(lab, monkeypatch, "ETL status")
+    [warning] = [w.value for w in at.warning if "not sent yet" in w.value]
+    assert "the SMTP server could not be reached (ConnectionRefusedError)" in warning
+    assert "2026-12-07" in at.dataframe[-1].value["week"].tolist()
