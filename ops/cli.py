@@ -201,6 +201,7 @@ def _run(args: argparse.Namespace) -> int:
         log.info("%s", summary.note)
     if not args.quiet:
         print(summary.line(), flush=True)
+    _close_due(config)
     if args.metrics_file:
         done = health.Attempt(
             dt.datetime.now(dt.UTC),
@@ -213,6 +214,20 @@ def _run(args: argparse.Namespace) -> int:
         if not _write_metrics(args.metrics_file, done, config):
             return StoreNotWritable.exit_code
     return 0
+
+
+def _close_due(config: Config) -> None:
+    """After a good run, the months `[statements] close_after_days` says are due; a failure
+    here is logged and never fails the run (the copy itself is done)."""
+    if config.statements.close_after_days is None:
+        return
+    from ops import statements  # noqa: PLC0415  DuckDB's reader loads only for statements
+
+    try:
+        for closed in statements.close_due(config, dt.datetime.now(dt.UTC)):
+            log.info("closed %s by itself (%s requests)", closed.name, f"{closed.totals['requests']:,}")
+    except Exception as exc:  # the run's data is safe; the month is closed by a later run or by hand
+        log.error("could not close the month due: %s", exc)
 
 
 def _rollup(args: argparse.Namespace) -> int:

@@ -41,6 +41,7 @@ from contract.statements import (
     counted_request_ids,
     month_name,
     month_span,
+    next_month,
     parse_month,
     read_statement,
     sha256_of,
@@ -107,6 +108,31 @@ def close_month(config: Config, month: str, *, now: dt.datetime | None = None) -
         f"{sum(len(a) for a in adjustments):,}",
     )
     return statement
+
+
+def close_due(config: Config, now: dt.datetime) -> list[Statement]:
+    """The months `[statements] close_after_days` says are due, closed (after a run): every
+    ended month since the newest closed one whose end is that many days past, or, in a
+    store with none closed yet, the last ended month only (never the whole history at
+    once). A month refused (closed meanwhile by hand) is left as it is."""
+    days = config.statements.close_after_days
+    if days is None:
+        return []
+    zone = config.dashboard.timezone
+    this_month = now.astimezone(ZoneInfo(zone)).date().replace(day=1)
+    closed = closed_months(config.store)
+    due, month = [], closed[-1] if closed else None
+    candidate = next_month(month) if month else (this_month - dt.timedelta(days=1)).replace(day=1)
+    while candidate < this_month and month_span(candidate, zone).end + dt.timedelta(days=days) <= now:
+        due.append(candidate)
+        candidate = next_month(candidate)
+    done = []
+    for first in due:
+        try:
+            done.append(close_month(config, month_name(first), now=now))
+        except StatementRefused as exc:
+            log.info("not closing %s by itself: %s", month_name(first), exc)
+    return done
 
 
 def reopen_month(config: Config, month: str, reason: str, *, now: dt.datetime | None = None) -> Path:

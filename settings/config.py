@@ -19,6 +19,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from settings.digest import DigestSettings, digest_settings
 from settings.errors import ConfigError
 from settings.price_book import Price, load_price_book
+from settings.statements import StatementSettings, statement_settings
 from settings.toml_file import read_toml
 
 CursorChoice = Literal["auto", "created_at", "startTime"]
@@ -113,6 +114,7 @@ class Config:
     prices: tuple[Price, ...] = ()
     price_book: Path | None = None  # the file they were read from
     digest: DigestSettings = field(default_factory=DigestSettings)  # the weekly digest
+    statements: StatementSettings = field(default_factory=StatementSettings)
 
 
 def sha256_hex(secret: str) -> str:
@@ -136,7 +138,9 @@ def load_config(
         config_path = Path(path)
         data = read_toml(config_path, f"configuration file {config_path}")
     _reject_unknown(
-        data, {"store", "source", "noise", "nodes", "clients", "dashboard", "price_book", "digest"}, ""
+        data,
+        {"store", "source", "noise", "nodes", "clients", "dashboard", "price_book", "digest", "statements"},
+        "",
     )
 
     store_path = _store_path(store, env, data.get("store"), config_path)
@@ -156,6 +160,7 @@ def load_config(
         prices=load_price_book(price_book) if price_book else (),
         price_book=price_book,
         digest=digest_settings(data.get("digest", {})),
+        statements=statement_settings(data.get("statements", {})),
     )
 
 
@@ -311,6 +316,7 @@ def _dashboard(table: Any, env: Mapping[str, str]) -> DashboardSettings:
     )
 
 
+SECTIONS = {"store", "source", "noise", "nodes", "clients", "dashboard", "price_book", "digest", "statements"}
 NAME_LIMITS = ("top_names", "grid_names", "filter_names")
 SESSION_LIMITS = ("admin_session_hours", "student_session_days")
 

@@ -9,6 +9,7 @@ import dataclasses
 import datetime as dt
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pandas as pd
 import pytest
@@ -26,12 +27,13 @@ from contract.statements import (
 from dashboard.auth import Identity
 from dashboard.statements import document
 from etl.run import ingest_rows, run_etl
-from ops.statements import StatementRefused, close_month, reopen_month
+from ops.statements import StatementRefused, close_due, close_month, reopen_month
 from queries.filters import Filters
 from queries.runner import StoreReader
 from queries.scope import ScopedReader
 from settings.config import Config, load_config
 from settings.price_book import Price
+from settings.statements import StatementSettings
 from tests import known_store
 from tests.litellm_db import LiteLLMDatabase
 from tests.test_etl_cli import cli
@@ -254,3 +256,41 @@ def test_the_statements_page_shows_the_closed_month_to_each_as_they_may_see_it(
     reader = StoreReader(store, prices=PRICES)
     page = document(reader.run("statement", month="2026-11"), "2026-11", closed=True)
     assert "&lt;b&gt;eve&lt;/b&gt;" in page and "<b>eve" not in page and "@page { size: A4" in page
+
+
+def test_a_run_closes_the_months_due_by_itself_when_asked(litellm: LiteLLMDatabase, store: Path) -> None:
+    litellm.insert_spend_logs(ROWS)
+    config = dataclasses.replace(config_of(litellm, store), statements=StatementSettings(close_after_days=3))
+    run_etl(config)
+    # November ends on 1 December, 00:00 in Seoul (30 November, 15:00 UTC): due 3 days later
+    assert close_due(config, dt.datetime(2026, 12, 3, 14, 0, tzinfo=dt.UTC)) == []
+    [november] = close_due(config, dt.datetime(2026, 12, 3, 15, 0, tzinfo=dt.UTC))
+    assert november.name == "2026-11" and november.totals["requests"] == 3
+    # a store with none closed closes the last ended month only, not its whole history;
+    # later, every month since the newest closed one
+    assert [s.name for s in close_due(config, dt.datetime(2027, 2, 5, tzinfo=dt.UTC))] == [
+        "2026-12",
+        "2027-01",
+    ]
+    assert [m.isoformat()[:7] for m in closed_months(store)] == ["2026-11", "2026-12", "2027-01"]
+
+
+def test_the_etl_command_closes_a_month_due_after_its_run(litellm: LiteLLMDatabase, tmp_path: Path) -> None:
+    litellm.insert_spend_logs(ROWS)
+    settings = tmp_path / "usage.toml"
+    settings.write_text(
+        '[dashboard]\ntimezone = "Asia/Seoul"\n\n[statements]\nclose_after_days = 2\n', encoding="utf-8"
+    )
+    store = tmp_path / "store"
+    result = cli("run", "--source", litellm.url, "--store", str(store), "--config", str(settings))
+    assert result.returncode == 0, result.stderr
+    # the last ended month is due 2 days after it ended in Seoul (and only it: nothing was
+    # closed before); this test runs on the real clock
+    now = dt.datetime.now(dt.UTC)
+    last = (now.astimezone(ZoneInfo(SEOUL)).date().replace(day=1) - dt.timedelta(days=1)).replace(day=1)
+    due = month_span(last, SEOUL).end + dt.timedelta(days=2) <= now
+    assert closed_months(store) == ([last] if due else [])
+    assert ("closed" in result.stderr) == due
+    settings.write_text("[statements]\nclose_after_days = -1\n", encoding="utf-8")
+    result = cli("run", "--source", litellm.url, "--store", str(store), "--config", str(settings))
+    assert result.returncode == 2 and "statements.close_after_days must be a number of days" in result.stderr
