@@ -101,7 +101,7 @@ def test_the_readme_alert_uses_metrics_the_file_has(litellm: LiteLLMDatabase, tm
     prom = tmp_path / "etl.prom"
     result = cli("run", "--source", litellm.url, "--store", str(tmp_path / "s"), "--metrics-file", str(prom))
     assert result.returncode == 0, result.stderr
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    readme = (REPO / "docs" / "operations.md").read_text(encoding="utf-8")
     named = set(re.findall(r"llm_usage_etl_[a-z_]+", readme))
     assert "llm_usage_etl_last_success_timestamp_seconds" in named
     written = {name.split("{")[0] for name in samples(prom)}
