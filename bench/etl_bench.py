@@ -7,7 +7,7 @@ least any reader of those rows pays (run in turns with the loads, ratio per pair
 
 It creates (or, with --reuse, keeps) the database usage_bench_<rows> on the local
 PostgreSQL, applies LiteLLM's migrations, fills it, and runs `python -m etl run` as a
-separate process, as cron would. Results print as a Markdown table for the README.
+separate process, as cron would. Results print as a Markdown table for docs/benchmarks.md.
 """
 
 from __future__ import annotations

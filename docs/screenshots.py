@@ -1,4 +1,4 @@
-"""Take the README's screenshots of the demo: the overview light, dark and in Korean, the
+"""Take the screenshots of the demo (README and docs/pages.md): the overview light, dark and in Korean, the
 Nodes page, and a student's own page.
 
     .venv/bin/python -m docs.screenshots

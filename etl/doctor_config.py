@@ -27,7 +27,7 @@ def check_config(
         # Go on with the defaults so the database and the store get checked all the same.
         fallback = _fallback_config(path, source, store, env)
         detail = f"{exc} (the checks below use the default settings instead)"
-        fix = "correct the setting named (the README's Configuration section lists them all)"
+        fix = "correct the setting named (docs/configuration.md lists them all)"
         if str(exc).startswith("configuration file") and "does not exist" in str(exc):
             fix = "pass --config with the right path, or unset USAGE_CONFIG to run without a file"
         return [fail("configuration", detail, fix), check_source(fallback, origin)], fallback

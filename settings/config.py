@@ -1,7 +1,7 @@
 """The one configuration object: read once from a TOML file and the environment.
 
 Precedence for every setting: command-line flag, then environment, then the TOML file,
-then the default documented in the README. Secrets (the database URL with its password,
+then the default documented in docs/configuration.md. Secrets (the database URL with its password,
 the master key) come only from flags or the environment, never from the TOML file.
 """
 

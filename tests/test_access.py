@@ -336,7 +336,7 @@ def test_a_key_close_to_its_budget_is_marked_alike_for_the_student_and_the_profe
 
 
 def test_anonymous_peers_are_letters_and_rounded_shares_among_students_only(tmp_path: Path) -> None:
-    """What a student may learn of the others (README, "Who sees what"): no name, no
+    """What a student may learn of the others (README and docs/security.md, "Who sees what"): no name, no
     amount, a share rounded to a whole percent; letters follow the measure the bars show;
     staff (LiteLLM's proxy_admin users, the professor) are not among the students."""
     store = known_store.build(tmp_path / "store")

@@ -1,4 +1,4 @@
-"""People choose light or dark themselves: the main menu offers the theme (the README
+"""People choose light or dark themselves: the main menu offers the theme (docs/pages.md
 promises Streamlit's own switch), and nothing for developers (no "Deploy")."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The pages at the widths the README promises, 1280 and 1440 px, in English and Korean
+"""The pages at 1280 and 1440 px (docs/pages.md says 1280), in English and Korean
 (issue 16, points 6 and 8): nothing a person reads is cut or turned on its side.
 
 What is measured, and how:
