@@ -48,6 +48,7 @@ LINES_SCHEMA = pa.schema(
         ("user", pa.string()),  # as the pages name a person (queries/identity.py)
         ("key_alias", pa.string()),
         ("api_key_hash", pa.string()),
+        ("key_name", pa.string()),  # LiteLLM's display form of the key, "sk-...abcd" (key list)
         ("team_id", pa.string()),  # the key's team in LiteLLM's key list at closing
         ("client", pa.string()),
         ("requests", pa.int64()),

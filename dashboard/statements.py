@@ -22,6 +22,7 @@ from queries.runner import Reader
 COLUMNS: dict[str, str] = {
     "user": "text",
     "key_alias": "text",
+    "key_name": "text",
     "team_id": "text",
     "client": "text",
     "requests": "count",
@@ -53,8 +54,14 @@ def render(reader: Reader, tz: str, *, admin: bool) -> None:
         )
         for month in months["month"]
     }
+    # the newest closed month first (what a statement is asked for), else this month's draft
+    closed_months = [m for m in labels if pd.notna(closed_at.get(m))]
     month = st.selectbox(
-        t("statements.month"), list(labels), format_func=labels.__getitem__, key="statement_month"
+        t("statements.month"),
+        list(labels),
+        index=list(labels).index(closed_months[0]) if closed_months else 0,
+        format_func=labels.__getitem__,
+        key="statement_month",
     )
     closed = pd.notna(closed_at.get(month))
     lines = pages.statement(reader, month, tz, closed=closed)

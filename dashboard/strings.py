@@ -746,6 +746,7 @@ EN: dict[str, str] = {
     "statements.col.of_month": "Of month",
     "statements.col.user": "User",
     "statements.col.key_alias": "Key",
+    "statements.col.key_name": "Key (LiteLLM)",
     "statements.col.team_id": "Team",
     "statements.col.client": "Client",
     "statements.col.requests": "Requests",

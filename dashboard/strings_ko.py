@@ -702,6 +702,7 @@ KO: dict[str, str] = {
     "statements.col.of_month": "해당 월",
     "statements.col.user": "사용자",
     "statements.col.key_alias": "키",
+    "statements.col.key_name": "키 (LiteLLM 표시)",
     "statements.col.team_id": "팀",
     "statements.col.client": "클라이언트",
     "statements.col.requests": "요청",

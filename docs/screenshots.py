@@ -1,7 +1,8 @@
-"""Take the screenshots of the demo (README and docs/pages.md): the overview light, dark and in Korean, the
-Nodes page, and a student's own page.
+"""Take the screenshots of the demo (README and docs/pages.md): the overview light, dark and
+in Korean, the Nodes page, a student's own page, and the Statements page (November closed).
 
     .venv/bin/python -m docs.screenshots
+    .venv/bin/python -m docs.screenshots statements     # only the shots named
 
 Builds the demo store (etl/demo.py: simulated, and labelled as a demo on every page),
 serves it with Streamlit and photographs it in headless Chromium at 1440 px. Korean needs
@@ -11,13 +12,18 @@ a CJK font (Debian's fonts-noto-cjk), else its letters are drawn as boxes.
 from __future__ import annotations
 
 import datetime as dt
+import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from dashboard.demo_mode import EXAMPLE_PRICE_BOOK
 from dashboard.strings import EN, Language
 from dashboard.strings_ko import KO
 from etl import demo
+from ops.statements import close_month
+from settings.config import Config, DashboardSettings
+from settings.price_book import load_price_book
 from tests.browser import chromium, streamlit_server, wait_until_rendered
 
 DOCS = Path(__file__).resolve().parent
@@ -45,15 +51,22 @@ SHOTS = (
     # the verdicts and the first tab, the nodes' and models' tables (the rest are tabs)
     Shot("nodes", "light", f"/?{VIEW}", page="page.nodes", charts=8, height=1500),
     Shot("student", "light", f"/?{VIEW}", student=True, charts=4, height=2300),
+    Shot("statements", "light", "/", page="page.statements", charts=0, height=1300),
 )
 
 
 def main() -> None:
+    only = set(sys.argv[1:])
     with tempfile.TemporaryDirectory() as tmp:
         store = Path(tmp) / "demo"
         demo.build(store, now=NOW)
+        # November closed, as the lab would on 3 December (the demo's price book)
+        config = Config(store=store, dashboard=DashboardSettings(timezone="Asia/Seoul"))
+        close_month(replace(config, prices=load_price_book(EXAMPLE_PRICE_BOOK)), "2026-11", now=NOW)
         env = {"USAGE_STORE": str(store), "USAGE_TIMEZONE": "Asia/Seoul"}
         for shot in SHOTS:
+            if only and shot.name not in only:
+                continue
             with (
                 streamlit_server(env, "--theme.base", shot.theme) as url,
                 chromium(viewport={"width": 1440, "height": shot.height}, device_scale_factor=1) as page,

@@ -430,6 +430,7 @@ SELECT
     r."user"::VARCHAR AS "user",
     r.key_alias::VARCHAR AS key_alias,
     r.api_key_hash::VARCHAR AS api_key_hash,
+    any_value(k.key_name)::VARCHAR AS key_name,
     any_value(k.team_id)::VARCHAR AS team_id,
     r.client::VARCHAR AS client,
     metric.requests(r) AS requests,
