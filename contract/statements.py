@@ -64,7 +64,9 @@ LINES_SCHEMA = pa.schema(
         ("budget_duration", pa.string()),
     ]
 )
-REQUEST_IDS_SCHEMA = pa.schema([("request_id", pa.string())])
+# the requests a statement counts: its month's own, and the late ones of earlier months it
+# lists as adjustments (of_month says which), so that no late request is listed twice
+REQUEST_IDS_SCHEMA = pa.schema([("request_id", pa.string()), ("of_month", pa.string())])
 # the sums a statement's manifest carries (of its USAGE lines; adjustments apart)
 TOTALS = (
     "requests",
@@ -204,10 +206,23 @@ def read_statement(store: Path, first: dt.date) -> Statement | None:
 
 
 def counted_request_ids(store: Path, first: dt.date) -> pa.Table:
-    """The request ids a closed month's statement counts (checked like the rest)."""
-    if read_statement(store, first) is None:
-        return REQUEST_IDS_SCHEMA.empty_table()
-    return pq.read_table(statement_dir(store, first) / REQUEST_IDS_FILE, schema=REQUEST_IDS_SCHEMA)
+    """The request ids of the month starting `first` that closed statements count: its
+    own statement's, and those later statements list as its adjustments."""
+    name, found = month_name(first), []
+    for month in closed_months(store):
+        if month < first:
+            continue
+        ids = pq.read_table(statement_dir(store, month) / REQUEST_IDS_FILE, schema=REQUEST_IDS_SCHEMA)
+        found.append(ids.filter(pa.compute.equal(ids["of_month"], name)))
+    return pa.concat_tables(found) if found else REQUEST_IDS_SCHEMA.empty_table()
+
+
+def changed_since_closing(store: Path, statement: Statement, day_files: list[Path]) -> bool:
+    """Whether a day file of a closed month was written after it was closed (`day_files`:
+    those its span touches): only then can a request of it have come late. A few stat
+    calls, so that a page or a closing never reads the closed months' requests for nothing."""
+    written_ns = (statement.folder / MANIFEST).stat().st_mtime_ns  # the clock of the files, not closed_at
+    return any(path.stat().st_mtime_ns >= written_ns for path in day_files if path.is_file())
 
 
 MONTHS_SCHEMA = pa.schema(

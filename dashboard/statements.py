@@ -16,7 +16,6 @@ from dashboard import tables, untrusted
 from dashboard.panels import csv_bytes
 from dashboard.strings import plain, t
 from queries import pages
-from queries.runner import Reader
 
 # the line columns a table and the document show, in order, with their kind of value
 COLUMNS: dict[str, str] = {
@@ -42,7 +41,7 @@ WRITERS: dict[str, tables.Formatter] = {
 }
 
 
-def render(reader: Reader, tz: str, *, admin: bool) -> None:
+def render(reader: pages.StatementReader, tz: str, *, admin: bool) -> None:
     st.header(t("statements.title"))
     st.caption(t("statements.intro"))
     months = pages.statement_months(reader, tz, dt.datetime.now(dt.UTC))

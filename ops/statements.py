@@ -38,7 +38,6 @@ from contract.statements import (
     MonthSpan,
     Statement,
     closed_months,
-    counted_request_ids,
     month_name,
     month_span,
     next_month,
@@ -88,14 +87,11 @@ def close_month(config: Config, month: str, *, now: dt.datetime | None = None) -
         reader = StoreReader(store, zone=zone, share_results=False, prices=config.prices)
         filters = statement_queries.month_filters(span.start, span.end, zone)
         lines = _with_kind(reader.run("statement_lines", filters), USAGE, first)
-        ids = statement_queries.request_ids(store, span.start, span.end)
-        adjustments = [
-            _with_kind(late, ADJUSTMENT, earlier)
-            for earlier in closed_months(store)
-            if earlier < first
-            for late in [_late_lines(reader, store, earlier, zone)]
-            if not late.empty
-        ]
+        late, late_ids = statement_queries.late(reader, first, zone)
+        adjustments = [late] if not late.empty else []
+        ids = pa.concat_tables(
+            [statement_queries.request_ids(store, span.start, span.end, month_name(first)), late_ids]
+        )
         table = _table([lines, *adjustments])
         _write(store, span, zone=zone, now=now, lines=table, ids=ids)
     statement = read_statement(store, first)
@@ -164,16 +160,6 @@ def reopen_month(config: Config, month: str, reason: str, *, now: dt.datetime | 
         fsync_dir(folder.parent)
     log.warning("reopened %s (%s); its statement is kept as %s", month_name(first), reason, aside)
     return aside
-
-
-def _late_lines(reader: StoreReader, store: Path, earlier: dt.date, zone: str) -> pd.DataFrame:
-    """The lines of `earlier`'s requests (a closed month) that its statement does not
-    count: they arrived after it was closed."""
-    statement = read_statement(store, earlier)
-    assert statement is not None
-    return statement_queries.late_lines(
-        reader, statement.start, statement.end, zone=zone, counted=counted_request_ids(store, earlier)
-    )
 
 
 def _with_kind(frame: pd.DataFrame, kind: str, month: dt.date) -> pd.DataFrame:

@@ -6,12 +6,13 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
+from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
 import pandas as pd
 
 from contract.statements import month_name, month_span, parse_month
+from queries import statements
 from queries.filters import Filters, InvalidFilter
 from queries.runner import Job, Reader
 from queries.serving import PROMPT_BANDS
@@ -288,6 +289,11 @@ def api_cost(
 
 # --- monthly statements (contract/statements.py; closed by ops/statements.py) ------------
 
+
+class StatementReader(Reader, statements.LateReader, Protocol):
+    """A reader whose cursor a statement's late requests are read with."""
+
+
 # the open months the Statements page offers as drafts: this month and the one before
 OPEN_MONTHS = 2
 
@@ -309,14 +315,17 @@ def statement_months(reader: Reader, zone: str, now: dt.datetime) -> pd.DataFram
     )
 
 
-def statement(reader: Reader, month: str, zone: str, *, closed: bool) -> pd.DataFrame:
+def statement(reader: StatementReader, month: str, zone: str, *, closed: bool) -> pd.DataFrame:
     """The lines of `month` (YYYY-MM) this session may see: as closed (statement.sql,
-    never recomputed) or, for an open month, its draft from the store as it is now."""
+    never recomputed) or, for an open month, its draft from the store as it is now, with
+    the late requests of closed months its closing will list as adjustments."""
     if closed:
         return reader.run("statement", month=month)
-    span = month_span(parse_month(month), zone)
+    first = parse_month(month)
+    span = month_span(first, zone)
     draft = reader.run("statement_lines", Filters(start=span.start, end=span.end, tz=zone))
-    return draft.assign(kind="usage", of_month=month)
+    pending, _ = statements.late(reader, first, zone)  # what its closing will list
+    return pd.concat([draft.assign(kind="usage", of_month=month), pending], ignore_index=True)
 
 
 ADOPTION_QUERIES = ("client_adoption", "client_first_use")

@@ -10,9 +10,12 @@ without names unless the lab's `peers` setting says "named".
 from __future__ import annotations
 
 from collections.abc import Mapping
+from contextlib import AbstractContextManager
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
+import duckdb
 import pandas as pd
 
 from queries.filters import Filters
@@ -28,6 +31,15 @@ class ScopedReader:
     @property
     def last_error(self) -> str | None:
         return self._reader.last_error
+
+    @property
+    def store(self) -> Path:
+        return self._reader.store
+
+    def cursor(self, filters: Filters | None = None) -> AbstractContextManager[duckdb.DuckDBPyConnection]:
+        """A cursor of the reader's, its filters carrying this session's keys: every view
+        it reads is confined to them (SQL of one's own: queries/statements.py)."""
+        return self._reader.cursor(self._scoped(filters))
 
     def damaged(self) -> dict[str, str]:
         return self._reader.damaged()

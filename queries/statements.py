@@ -1,25 +1,35 @@
 """The query side of monthly statements (contract/statements.py; closed by
-ops/statements.py): which requests a month counts, and the lines of those of a closed
-month that its statement does not count (they came later). The lines themselves are one
-definition, setup/views.sql `statement_lines`, over a month's sums or over late requests.
+ops/statements.py): which requests a month counts, and the requests of closed months that
+no statement counts yet (they came later), as adjustment lines. The lines themselves are
+one definition, setup/views.sql `statement_lines`, over a month's sums or over late
+requests.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import tempfile
+from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import Protocol
 
+import duckdb
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from contract.statements import REQUEST_IDS_SCHEMA
+from contract.statements import (
+    ADJUSTMENT,
+    REQUEST_IDS_SCHEMA,
+    changed_since_closing,
+    closed_months,
+    counted_request_ids,
+    read_statement,
+)
 from contract.store import REQUESTS_FILE_SCHEMA, UTC_TS, day_file, older_layout, upgraded
 from queries import day_cache
 from queries.filters import Filters
-from queries.runner import StoreReader
 from queries.window import empty_day
 
 LATE_LINES = """
@@ -74,30 +84,65 @@ def _requests(store: Path, start: dt.datetime, end: dt.datetime, columns: list[s
     return pa.concat_tables(tables) if tables else schema.empty_table()
 
 
-def request_ids(store: Path, start: dt.datetime, end: dt.datetime) -> pa.Table:
+def request_ids(store: Path, start: dt.datetime, end: dt.datetime, of_month: str) -> pa.Table:
     """The request_id of every stored request started in [start, end), sorted."""
-    ids = _requests(store, start, end, ["request_id", "start_time"])["request_id"]
-    unique = pc.unique(ids).sort()
-    return pa.table({"request_id": unique.cast(pa.string())}, schema=REQUEST_IDS_SCHEMA)
+    ids = pc.unique(_requests(store, start, end, ["request_id", "start_time"])["request_id"]).sort()
+    months = pa.repeat(pa.scalar(of_month, pa.string()), len(ids))
+    return pa.table({"request_id": ids.cast(pa.string()), "of_month": months}, schema=REQUEST_IDS_SCHEMA)
 
 
-def late_lines(
-    reader: StoreReader, start: dt.datetime, end: dt.datetime, *, zone: str, counted: pa.Table
+def late(reader: LateReader, before: dt.date, zone: str) -> tuple[pd.DataFrame, pa.Table]:
+    """The requests of the months closed before `before` that no closed statement counts
+    (they came after): their statement lines (kind 'adjustment', of_month their month) as
+    this reader may see them, and their ids. Only the closed months whose day files
+    changed after their closing are read (contract.statements.changed_since_closing)."""
+    store, frames, ids = reader.store, [], []
+    for month in closed_months(store):
+        statement = read_statement(store, month) if month < before else None
+        if statement is None or not changed_since_closing(
+            store, statement, _day_files(store, statement.start, statement.end)
+        ):
+            continue
+        rows = _requests(store, statement.start, statement.end, None)
+        counted = counted_request_ids(store, month)["request_id"]
+        rows = rows.filter(pc.invert(pc.is_in(rows["request_id"], value_set=counted)))
+        if rows.num_rows == 0:
+            continue
+        lines = _lines(reader, rows, statement.start, statement.end, zone)
+        frames.append(lines.assign(kind=ADJUSTMENT, of_month=statement.name))
+        ids.append(request_ids_of(rows, statement.name))
+    return (
+        pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(),
+        pa.concat_tables(ids) if ids else REQUEST_IDS_SCHEMA.empty_table(),
+    )
+
+
+def request_ids_of(rows: pa.Table, of_month: str) -> pa.Table:
+    ids = pc.unique(rows["request_id"]).sort()
+    months = pa.repeat(pa.scalar(of_month, pa.string()), len(ids))
+    return pa.table({"request_id": ids.cast(pa.string()), "of_month": months}, schema=REQUEST_IDS_SCHEMA)
+
+
+def _lines(
+    reader: LateReader, rows: pa.Table, start: dt.datetime, end: dt.datetime, zone: str
 ) -> pd.DataFrame:
-    """The statement lines of the requests started in [start, end) whose request_id is
-    not in `counted` (a closed month's): the same views and definition as a month's
-    lines, over those requests only."""
-    rows = _requests(reader.store, start, end, None)
-    late = rows.filter(pc.invert(pc.is_in(rows["request_id"], value_set=counted["request_id"])))
-    if late.num_rows == 0:
-        return pd.DataFrame()
+    """statement_lines over `rows` only: the same views and definition as a month's."""
     with tempfile.TemporaryDirectory(prefix="late-") as folder:
         path = Path(folder) / "late.parquet"
-        pq.write_table(late, path)
+        pq.write_table(rows, path)
         with reader.cursor(month_filters(start, end, zone)) as cur:
             # the cursor's single requests (the `requests` view: its window's days in
             # memory, `window_cached`, and the files named by `window_files`, see
-            # snapshot.py) are the late ones only
+            # snapshot.py) are these only
             cur.register("window_cached", day_cache.SCHEMA.empty_table())
             cur.execute("SET VARIABLE window_files = $files", {"files": [str(empty_day()), str(path)]})
             return cur.execute(LATE_LINES).df()
+
+
+class LateReader(Protocol):
+    """A StoreReader, or a student's ScopedReader (its cursor carries their keys)."""
+
+    @property
+    def store(self) -> Path: ...
+
+    def cursor(self, filters: Filters | None = None) -> AbstractContextManager[duckdb.DuckDBPyConnection]: ...

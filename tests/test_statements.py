@@ -28,6 +28,7 @@ from dashboard.auth import Identity
 from dashboard.statements import document
 from etl.run import ingest_rows, run_etl
 from ops.statements import StatementRefused, close_due, close_month, reopen_month
+from queries import pages
 from queries.filters import Filters
 from queries.runner import StoreReader
 from queries.scope import ScopedReader
@@ -144,6 +145,11 @@ def test_a_closed_month_never_changes_and_late_rows_go_to_the_next(
     with pytest.raises(StatementRefused, match="was closed on"):
         close_month(repriced, "2026-11", now=CLOSING)
 
+    # the open month's draft lists the late row as the adjustment its closing will make
+    draft = pages.statement(reader, "2026-12", SEOUL, closed=False)
+    pending = draft[draft["kind"] == "adjustment"]
+    assert list(pending["user"]) == ["dave"] and list(pending["of_month"]) == ["2026-11"]
+
     december = close_month(repriced, "2026-12", now=dt.datetime(2027, 1, 3, tzinfo=dt.UTC))
     adjustments = december.lines.to_pandas().query("kind == 'adjustment'")
     assert list(adjustments["of_month"]) == ["2026-11"] and list(adjustments["user"]) == ["dave"]
@@ -151,6 +157,17 @@ def test_a_closed_month_never_changes_and_late_rows_go_to_the_next(
     assert december.totals["requests"] == 1  # carol's, 1 December in Seoul
     after = StoreReader(store, zone=SEOUL, prices=NEW_PRICES)
     assert after.run("statements")["month"].tolist() == ["2026-12", "2026-11"]
+
+    # another late November row: January lists it, and not dave's again (December did)
+    litellm.insert_spend_logs(
+        [request(VLLM, "erin", dt.datetime(2026, 11, 30, 11, 0), (50, 0, 5, 0), 0.0001)]
+    )
+    run_etl(repriced)
+    january = close_month(repriced, "2027-01", now=dt.datetime(2027, 2, 3, tzinfo=dt.UTC))
+    listed = january.lines.to_pandas().query("kind == 'adjustment'")
+    assert list(listed["user"]) == ["erin"] and list(listed["of_month"]) == ["2026-11"]
+    nothing_left = pages.statement(after, "2027-02", SEOUL, closed=False)
+    assert nothing_left.query("kind == 'adjustment'").empty
 
 
 def test_a_student_sees_only_their_own_lines(litellm: LiteLLMDatabase, store: Path) -> None:
