@@ -18,21 +18,22 @@ from dashboard.strings import plain, t
 from queries import pages
 
 # the line columns a table and the document show, in order, with their kind of value
-COLUMNS: dict[str, str] = {
+COLUMNS: dict[str, str] = {  # the money first: at 1280 px the tokens are what scrolls
     "user": "text",
     "key_alias": "text",
-    "key_name": "text",
-    "team_id": "text",
     "client": "text",
+    "spend_usd": "usd",
+    "api_cost_usd": "usd",
+    "budget_used": "percent",
     "requests": "count",
     "prompt_uncached_tokens": "count",
     "prompt_cached_tokens": "count",
     "completion_tokens": "count",
     "reasoning_tokens": "count",
-    "spend_usd": "usd",
-    "api_cost_usd": "usd",
-    "budget_used": "percent",
+    "key_name": "text",
+    "team_id": "text",
 }
+HELP = {"budget_used": "statements.col.budget_used.help"}
 
 WRITERS: dict[str, tables.Formatter] = {
     "count": fmt.count,
@@ -109,7 +110,12 @@ def with_budget_used(lines: pd.DataFrame) -> pd.DataFrame:
 def _table(lines: pd.DataFrame, *, with_month: bool = False) -> None:
     shown = with_budget_used(lines)
     names = (["of_month"] if with_month else []) + list(COLUMNS)
-    columns = {name: st.column_config.Column(plain(f"statements.col.{name}")) for name in names}
+    columns = {
+        name: st.column_config.Column(
+            plain(f"statements.col.{name}"), help=plain(HELP[name]) if name in HELP else None
+        )
+        for name in names
+    }
     formats: dict[str, tables.Formatter] = {
         name: WRITERS[kind] for name, kind in COLUMNS.items() if kind != "text"
     }

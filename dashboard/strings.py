@@ -757,6 +757,10 @@ EN: dict[str, str] = {
     "statements.col.spend_usd": "Spend",
     "statements.col.api_cost_usd": "At API prices",
     "statements.col.budget_used": "Of the key's budget",
+    "statements.col.budget_used.help": (
+        "The month's spend as a share of the key's budget as LiteLLM has it now; a budget "
+        "that resets within the month (30 days, a week) can show more than 100 %."
+    ),
     "statements.col.month": "Month",
     "statements.col.status": "Status",
     "statements.col.closed_at": "Closed",

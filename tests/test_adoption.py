@@ -135,8 +135,14 @@ def test_the_chart_is_valid_plotly_and_marks_the_periods_counted_in_part(
     checked = go.Figure(figure.to_dict())  # Plotly validates every property here
     names = [trace.name for trace in checked.data]
     assert set(names) == {"OpenCode", "Claude Code"}
-    symbols = {s for trace in checked.data for s in trace.marker.symbol}
-    assert ("circle-open" in symbols) == (period in ("week", "month"))
+    pale = {o for trace in checked.data for o in trace.marker.opacity}
+    assert (min(pale) < 1) == (period in ("week", "month"))  # the week of the 2nd, November
+    # a client keeps its colour whatever the period (ties are ordered by name)
+    colours = {trace.name: trace.marker.color for trace in checked.data}
+    assert colours == {
+        trace.name: trace.marker.color
+        for trace in go.Figure(figures.active_users(part, "month").to_dict()).data
+    }
 
 
 def test_the_overview_shows_adoption_when_asked(reader: StoreReader, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -71,6 +71,13 @@ def filters_sidebar(
     for notice in notices:
         sidebar.warning(t("filters.notice", notice=notice))
     choices = sorted(set(zones) & available_timezones() | {default_tz})
+    # The browser may not hold the zone's box: a page asked for before the first page had
+    # drawn it (a link clicked right after signing in). Streamlit then sends the box a value
+    # only if it was set in this run, else it shows its first choice, "Africa/Abidjan", and
+    # sends that back on the next click (seen in the browser on every page, 1 in 5-10 such
+    # clicks): set here, its value travels with the box.
+    if WIDGETS["tz"] in st.session_state:
+        st.session_state[WIDGETS["tz"]] = st.session_state[WIDGETS["tz"]]
     drawn_before = st.session_state.get(FILTERS_DRAWN, True)
     st.session_state[FILTERS_DRAWN] = whole_view
     if not whole_view:
