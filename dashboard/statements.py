@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import html
+import re
 
 import pandas as pd
 import streamlit as st
@@ -66,9 +67,11 @@ def render(reader: pages.StatementReader, tz: str, *, admin: bool) -> None:
     closed = pd.notna(closed_at.get(month))
     lines = pages.statement(reader, month, tz, closed=closed)
     if closed:
-        st.success(t("statements.closed", month=month, when=fmt.timestamp(closed_at[month], tz)))
+        status = t("statements.closed", month=month, when=fmt.timestamp(closed_at[month], tz))
+        st.success(status)
     else:
-        st.info(t("statements.open_admin" if admin else "statements.open", month=month))
+        status = t("statements.open_admin" if admin else "statements.open", month=month)
+        st.info(status)
     usage, adjustments = lines[lines["kind"] == "usage"], lines[lines["kind"] == "adjustment"]
     if usage.empty:
         st.info(t("statements.empty", month=month))
@@ -83,7 +86,7 @@ def render(reader: pages.StatementReader, tz: str, *, admin: bool) -> None:
     if admin and len(months) > 1:
         with st.expander(t("statements.all_months")):
             _months(months, tz)
-    _downloads(lines, month, closed=closed)
+    _downloads(lines, month, closed=closed, status=f"{status} ({tz})")
 
 
 def _cards(usage: pd.DataFrame) -> None:
@@ -142,7 +145,7 @@ def _months(months: pd.DataFrame, tz: str) -> None:
     tables.show(tables.styled(shown[names], formats), columns)
 
 
-def _downloads(lines: pd.DataFrame, month: str, *, closed: bool) -> None:
+def _downloads(lines: pd.DataFrame, month: str, *, closed: bool, status: str) -> None:
     state = "closed" if closed else "draft"
     left, right = st.columns(2)
     left.download_button(
@@ -155,7 +158,7 @@ def _downloads(lines: pd.DataFrame, month: str, *, closed: bool) -> None:
     )
     right.download_button(
         t("statements.printable"),
-        document(lines, month, closed=closed).encode("utf-8"),
+        document(lines, month, closed=closed, status=status).encode("utf-8"),
         file_name=f"statement-{month}-{state}.html",
         mime="text/html",
         key="statement_html",
@@ -164,9 +167,10 @@ def _downloads(lines: pd.DataFrame, month: str, *, closed: bool) -> None:
     )
 
 
-def document(lines: pd.DataFrame, month: str, *, closed: bool) -> str:
+def document(lines: pd.DataFrame, month: str, *, closed: bool, status: str | None = None) -> str:
     """The statement as one HTML page that a browser prints on A4: every name escaped
-    (they come from the data), numbers as the page writes them."""
+    (they come from the data), numbers as the page writes them, each part's totals last;
+    `status`: the sentence the page shows above it (when it was closed, or that it is open)."""
     shown = with_budget_used(lines)
     head = "".join(f"<th>{html.escape(plain(f'statements.col.{name}'))}</th>" for name in COLUMNS)
     writers: dict[str, tables.Formatter] = {
@@ -187,10 +191,27 @@ def document(lines: pd.DataFrame, month: str, *, closed: bool) -> str:
             + "</tr>"
             for _, row in part.iterrows()
         )
-        sections.append(
-            f"<h2>{html.escape(title)}</h2><table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+        cells = [
+            WRITERS[k](part[name].sum(min_count=1)) if k in ("count", "usd") else ""
+            for name, k in COLUMNS.items()
+        ]
+        cells[0] = html.escape(plain("statements.total"))
+        kinds = list(COLUMNS.values())
+        total = (
+            "<tr class='total'>"
+            + "".join(f"<td class='{k}'>{cell}</td>" for k, cell in zip(kinds, cells, strict=True))
+            + "</tr>"
         )
-    status = plain("statements.doc_closed") if closed else plain("statements.doc_draft")
+        sections.append(
+            f"<h2>{html.escape(title)}</h2><table><thead><tr>{head}</tr></thead>"
+            f"<tbody>{rows}{total}</tbody></table>"
+        )
+    status = " ".join(
+        [
+            plain("statements.doc_closed") if closed else plain("statements.doc_draft"),
+            _plain_text(status or ""),
+        ]
+    ).strip()
     body = "".join(sections) or f"<p>{html.escape(plain('statements.empty', month=month))}</p>"
     title = html.escape(plain("statements.doc_title", month=month))
     return f"""<!DOCTYPE html>
@@ -203,6 +224,12 @@ table {{ border-collapse: collapse; width: 100%; }}
 th, td {{ border-bottom: 0.3pt solid #999; padding: 1mm 1.5mm; text-align: left; }}
 td.count, td.usd, td.percent {{ text-align: right; font-variant-numeric: tabular-nums; }}
 thead {{ display: table-header-group; }} tr {{ break-inside: avoid; }}
+tr.total td {{ font-weight: 600; border-top: 0.6pt solid #111; }}
 </style></head>
 <body><h1>{title}</h1><p>{html.escape(status)}</p>{body}</body></html>
 """
+
+
+def _plain_text(markdown: str) -> str:
+    """A sentence of the page (Markdown, its fields escaped) as the document's text."""
+    return re.sub(r"\\(.)", r"\1", markdown.replace("**", "").replace("`", ""))

@@ -761,6 +761,7 @@ EN: dict[str, str] = {
         "The month's spend as a share of the key's budget as LiteLLM has it now; a budget "
         "that resets within the month (30 days, a week) can show more than 100 %."
     ),
+    "statements.total": "Total",
     "statements.col.month": "Month",
     "statements.col.status": "Status",
     "statements.col.closed_at": "Closed",

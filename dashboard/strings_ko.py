@@ -717,6 +717,7 @@ KO: dict[str, str] = {
         "이번 달 비용을 현재 LiteLLM의 키 예산 대비 비율로 보여 줍니다. 한 달 안에 "
         "초기화되는 예산(30일, 1주)은 100 %를 넘을 수 있습니다."
     ),
+    "statements.total": "합계",
     "statements.col.month": "월",
     "statements.col.status": "상태",
     "statements.col.closed_at": "마감 시각",

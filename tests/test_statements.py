@@ -273,6 +273,7 @@ def test_the_statements_page_shows_the_closed_month_to_each_as_they_may_see_it(
     reader = StoreReader(store, prices=PRICES)
     page = document(reader.run("statement", month="2026-11"), "2026-11", closed=True)
     assert "&lt;b&gt;eve&lt;/b&gt;" in page and "<b>eve" not in page and "@page { size: A4" in page
+    assert "<tr class='total'><td class='text'>Total</td>" in page and "<td class='count'>4</td>" in page
 
 
 def test_a_run_closes_the_months_due_by_itself_when_asked(litellm: LiteLLMDatabase, store: Path) -> None:
