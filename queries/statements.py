@@ -86,9 +86,7 @@ def _requests(store: Path, start: dt.datetime, end: dt.datetime, columns: list[s
 
 def request_ids(store: Path, start: dt.datetime, end: dt.datetime, of_month: str) -> pa.Table:
     """The request_id of every stored request started in [start, end), sorted."""
-    ids = pc.unique(_requests(store, start, end, ["request_id", "start_time"])["request_id"]).sort()
-    months = pa.repeat(pa.scalar(of_month, pa.string()), len(ids))
-    return pa.table({"request_id": ids.cast(pa.string()), "of_month": months}, schema=REQUEST_IDS_SCHEMA)
+    return request_ids_of(_requests(store, start, end, ["request_id", "start_time"]), of_month)
 
 
 def late(reader: LateReader, before: dt.date, zone: str) -> tuple[pd.DataFrame, pa.Table]:
@@ -118,6 +116,7 @@ def late(reader: LateReader, before: dt.date, zone: str) -> tuple[pd.DataFrame, 
 
 
 def request_ids_of(rows: pa.Table, of_month: str) -> pa.Table:
+    """The distinct request ids of `rows`, sorted, each marked as of `of_month`."""
     ids = pc.unique(rows["request_id"]).sort()
     months = pa.repeat(pa.scalar(of_month, pa.string()), len(ids))
     return pa.table({"request_id": ids.cast(pa.string()), "of_month": months}, schema=REQUEST_IDS_SCHEMA)
