@@ -24,6 +24,7 @@ from dashboard import (
     signin,
     statements,
 )
+from dashboard.panels import plot
 from dashboard.strings import t
 from dashboard.view_state import ViewState
 from queries.runner import StoreReader, reader
@@ -37,6 +38,7 @@ def main() -> None:
     # the configuration; then the sidebar's switch (signed in or not) changes it.
     language.choose(config.dashboard.language)
     st.set_page_config(page_title=t("title"), page_icon=":material/monitoring:", layout="wide")
+    plot.style()  # the charts' colours on a dark page
     # the widgets whose choices are labelled in the language: a switch relabels them
     labelled = (panels.WIDGETS["range"], panels.WIDGETS["by"])
     language.switch(config.dashboard.language, labelled=labelled)

@@ -1,8 +1,15 @@
 """Figures shared by every session. A figure builder is pure: the same data, highlight
 and language give the same figure, so each figure is built once (1 to 5 ms) and handed to
 every session that shows it. `st.plotly_chart` only reads it, but asks for its dict on every run: a deep copy
-with every array turned to base64, about 1 ms a chart, so a shared figure makes that dict
-once. Nothing may change a figure after its builder returns it.
+of every array, about 1 ms a chart, so a shared figure makes that dict once. Nothing may
+change a figure after its builder returns it.
+
+That dict is also what the browser draws (`frozen`): without the template plotly.py adds
+(Streamlit's, by default; our own look is the figure's layout, dashboard/figures/common.py)
+and with a `datarevision` that names its data. The browser's Plotly draws a chart once,
+and when Streamlit hands it the same figure again right after mounting, it then redraws
+nothing (a template, a new object each time, or arrays without a revision made it compute
+and draw every chart twice per click: issue 30).
 
 A frame argument is known by the bytes it pickles to (a tenth of the time of hashing its
 values with pandas): equal bytes are an equal frame, and a frame laid out differently
@@ -12,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import pickle
 from collections.abc import Callable, Hashable
 from typing import Any, ParamSpec, TypeVar
@@ -39,7 +47,7 @@ def shared(builder: Callable[P, R]) -> Callable[P, R]:
             key = (builder.__qualname__, current_language(), fingerprint(args), fingerprint(kwargs))
         except Unhashable:
             return builder(*args, **kwargs)
-        result: R = _FIGURES.get(key, lambda: _frozen(builder(*args, **kwargs)))
+        result: R = _FIGURES.get(key, lambda: frozen(builder(*args, **kwargs)))
         return result
 
     return built
@@ -54,12 +62,28 @@ class SharedFigure(go.Figure):  # type: ignore[misc]  # plotly ships no types
         return self._shared_dict
 
 
-def _frozen(value: R) -> R:
+def frozen(value: R) -> R:
+    """A figure made a SharedFigure (its dict made once, as the browser is to draw it);
+    anything else as it is."""
     if isinstance(value, go.Figure) and not isinstance(value, SharedFigure):
         spec = value.to_dict()
+        layout = spec.setdefault("layout", {})
+        layout.pop("template", None)
+        layout["datarevision"] = data_revision(spec.get("data", []))
         value.__class__ = SharedFigure
         value._shared_dict = spec
     return value
+
+
+def data_revision(data: list[Any]) -> str:
+    """A digest of a figure's traces: equal for equal data, different for any change."""
+    text = json.dumps(data, sort_keys=True, default=_plain, allow_nan=True)
+    return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
+
+
+def _plain(value: Any) -> Any:
+    tolist = getattr(value, "tolist", None)  # a NumPy array or number: all of it, not its repr
+    return tolist() if callable(tolist) else str(value)
 
 
 def fingerprint(value: Any) -> Hashable:

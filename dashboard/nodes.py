@@ -13,6 +13,7 @@ import streamlit as st
 
 from dashboard import figures, glance, panels, serving, tables, verdicts
 from dashboard import format as fmt
+from dashboard.panels.plot import plot
 from dashboard.strings import plain, t
 from dashboard.untrusted import short
 from dashboard.view_state import ViewState
@@ -146,7 +147,7 @@ def render(config: Config, reader: Reader, state: ViewState, *, own_only: bool =
             figure = figures.node_lines(
                 data["concurrency"], "peak_in_flight", t("axis.in_flight"), hover="%{y:,}", span=span
             )
-            st.plotly_chart(figure, key="concurrency")
+            plot(figure, key="concurrency")
         with right, st.container(border=True):
             st.markdown(f"**{t('nodes.saturation')}**", help=t("nodes.saturation.help"))
             figure = figures.node_lines(
@@ -157,7 +158,7 @@ def render(config: Config, reader: Reader, state: ViewState, *, own_only: bool =
                 who,
                 x="in_flight",
             )
-            st.plotly_chart(figure, key="saturation")
+            plot(figure, key="saturation")
         csv = panels.csv_name("load_table", filters)
         serving.load_table(data, settings.stable_p95_ms, highlighted, worst_first, file_name=csv)
     with section["speed"]:
@@ -185,7 +186,7 @@ def render(config: Config, reader: Reader, state: ViewState, *, own_only: bool =
                     span=span,
                     **extra,
                 )
-                st.plotly_chart(figure, key=key)
+                plot(figure, key=key)
     with section["bands"]:
         serving.prompt_bands(data, highlighted)
     with section["cache"]:
@@ -194,7 +195,7 @@ def render(config: Config, reader: Reader, state: ViewState, *, own_only: bool =
         serving.routing(data, span, highlighted)
     with section["failures"], st.container(border=True):
         st.markdown(f"**{t('nodes.failures')}**")
-        st.plotly_chart(figures.failures_over_time(data["failures_by_bucket"], span), key="failures")
+        plot(figures.failures_over_time(data["failures_by_bucket"], span), key="failures")
 
 
 # The page's sections below the verdicts, a tab each (labels: strings.py nodes.tab.<name>)

@@ -15,6 +15,7 @@ import streamlit as st
 from dashboard import figures, panels, tables
 from dashboard import format as fmt
 from dashboard.figures import Span
+from dashboard.panels.plot import plot
 from dashboard.strings import plain, t
 from dashboard.untrusted import Markdown, short
 
@@ -112,7 +113,7 @@ def prefix_cache(data: dict[str, pd.DataFrame], span: Span | None, highlighted: 
         figure = figures.node_lines(
             by_model, "cache_hit_rate", t("axis.cache_hit_rate"), span=span, series="model"
         )
-        st.plotly_chart(figure, key="prefix_cache")
+        plot(figure, key="prefix_cache")
 
 
 def _with_pair(frame: pd.DataFrame) -> pd.DataFrame:
@@ -158,7 +159,7 @@ def prompt_bands(data: dict[str, pd.DataFrame], highlighted: Highlighted | None)
             mine, who = _with_pair(highlighted.data["prompt_bands"]), highlighted.who
             mine = mine.assign(node=mine["pair"])  # what the dots' hover names
         figure = figures.node_lines(lines, measure, t(f"col.{measure}"), mine, who, x="band", series="pair")
-        st.plotly_chart(figure, key="prompt_bands")
+        plot(figure, key="prompt_bands")
         # node and model in one column: nine columns were 4 px wider than the page at 1280 px
         columns = {
             "band": st.column_config.TextColumn(t("col.band")),
@@ -290,7 +291,7 @@ def routing(data: dict[str, pd.DataFrame], span: Span | None, highlighted: Highl
     requests there); LiteLLM's own time per node."""
     with st.container(border=True):
         st.markdown(f"**{t('serving.routing')}**", help=t("serving.routing.help"))
-        st.plotly_chart(figures.node_shares(data["node_share_by_bucket"], span), key="node_shares")
+        plot(figures.node_shares(data["node_share_by_bucket"], span), key="node_shares")
         routed = data["routing"]
         if routed.empty:
             st.caption(t("serving.none"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -130,6 +131,28 @@ def test_a_seeded_highlight_changes_every_figure_and_the_cards(
     assert "bob: 2 (66.7 % of all)" in captions
     assert "bob: 50.0 %" in captions  # success rate: one of two failed
     assert "Highlighting **bob**." in [m.value for m in lit.markdown]
+
+
+def test_every_chart_is_sent_as_the_browser_draws_it_once(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without Streamlit's theme (its template, new on every mount, made the browser compute
+    every chart twice), numbers as JSON numbers (a typed array is new data to Plotly.react
+    whatever the revision says) and a data revision that follows the data (issue 30)."""
+    plain: dict[str, Any] = charts(page(store, monkeypatch, **SEOUL_NOV_21))
+    lit_page = page(store, monkeypatch, **SEOUL_NOV_21, highlight="bob")
+    lit: dict[str, Any] = charts(lit_page)
+    assert {element.proto.theme for element in lit_page.get("plotly_chart")} == {""}
+    for key, spec in {**{f"{k} (plain)": v for k, v in plain.items()}, **lit}.items():
+        layout = spec["layout"]
+        assert "template" not in layout, key
+        assert "bdata" not in json.dumps(spec), key
+        assert layout["font"]["family"] == figures.FONT and layout["paper_bgcolor"] == figures.BACKGROUND, key
+    changed = {key for key in lit if plain[key]["data"] != lit[key]["data"]}
+    assert len(changed) >= 7  # the matrix outlines bob's row: a shape, the same data
+    for key in lit:
+        revised = plain[key]["layout"]["datarevision"] != lit[key]["layout"]["datarevision"]
+        assert revised == (key in changed), key
 
 
 def test_the_clear_button_removes_the_highlight(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:

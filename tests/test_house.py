@@ -52,3 +52,35 @@ def test_a_long_module_is_named_unless_it_says_why(tmp_path: Path, docstring: st
     short = tmp_path / "short.py"
     short.write_text('"""A module."""\n' + "x = 1\n" * (MOST_LINES - 1), encoding="utf-8")
     assert long_without_reason([short], tmp_path) == []
+
+
+def direct_plotly_charts(paths: list[Path], root: Path) -> list[str]:
+    """Each call of `st.plotly_chart` outside dashboard/panels/plot.py: the one way a figure
+    reaches the page is `plot()`, which draws it once per change (no Streamlit theme, its
+    data named; issue 30)."""
+    found = []
+    for path in paths:
+        if path.relative_to(root).as_posix() == "dashboard/panels/plot.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                continue
+            if node.func.attr == "plotly_chart":
+                found.append(f"{path.relative_to(root)}:{node.lineno}")
+    return found
+
+
+def test_every_chart_reaches_the_page_through_plot() -> None:
+    pages = [
+        path for path in python_files(REPO) if path.relative_to(REPO).parts[0] in ("dashboard", "page.py")
+    ]
+    assert direct_plotly_charts(pages, REPO) == []
+
+
+def test_a_direct_plotly_chart_is_named(tmp_path: Path) -> None:
+    (tmp_path / "dashboard" / "panels").mkdir(parents=True)
+    direct = tmp_path / "dashboard" / "page.py"
+    direct.write_text("import streamlit as st\n\nst.plotly_chart({}, key='x')\n", encoding="utf-8")
+    allowed = tmp_path / "dashboard" / "panels" / "plot.py"
+    allowed.write_text("import streamlit as st\n\nst.plotly_chart({}, key='x')\n", encoding="utf-8")
+    assert direct_plotly_charts([direct, allowed], tmp_path) == ["dashboard/page.py:3"]

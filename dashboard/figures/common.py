@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
@@ -37,6 +36,51 @@ MATRIX_ROW, MATRIX_FRAME = 30, 120  # the users-by-clients grid: a row each, and
 
 UNKNOWN = fmt.UNKNOWN
 
+# Streamlit's Plotly theme, as our own layout. Streamlit's theme lives in a template that
+# its frontend makes anew whenever it mounts a chart, and Plotly recomputes a chart whose
+# template is a new object: with it every chart was drawn twice per click (issue 30). The
+# charts are drawn with theme=None (dashboard/panels/plot.py) and this layout instead; its
+# colours are the light theme's, and the page's style sheet (plot.CHART_STYLE) turns
+# exactly these into the dark theme's where the page is dark. Taken from Streamlit 1.67's
+# theme as this app configures it (.streamlit/config.toml).
+FONT = '"Source Sans", sans-serif'
+TEXT, STRONG_TEXT, GRID = "#808495", "#262730", "#e6eaf1"
+BACKGROUND, HOVER_BORDER = "#ffffff", "#dcd8d4"  # the page's, which Plotly's own defaults follow
+LOOK: dict[str, Any] = {
+    "font": {"family": FONT, "size": 12, "color": TEXT},
+    "paper_bgcolor": BACKGROUND,
+    "plot_bgcolor": BACKGROUND,
+    "colorway": ["#0068c9", "#83c9ff", "#ff2b2b", "#ffabab", "#29b09d", "#7defa1", "#ff8700", "#ffd16a"],
+    "legend": {"font": {"size": 12, "color": STRONG_TEXT}, "bordercolor": "rgba(0,0,0,0)", "borderwidth": 0},
+    "margin": {"pad": 8},
+    "hoverlabel": {
+        "bgcolor": BACKGROUND,
+        "bordercolor": HOVER_BORDER,
+        "font": {"family": FONT, "size": 12, "color": TEXT},
+    },
+    "xaxis": {
+        "showgrid": False,
+        "zeroline": False,
+        "automargin": True,
+        "gridcolor": GRID,
+        "zerolinecolor": GRID,
+        "ticks": "",  # no tick marks unless a chart asks (a tick colour alone would draw them)
+        "tickcolor": GRID,
+        "tickfont": {"size": 12, "color": TEXT},
+        "title": {"font": {"size": 14, "color": TEXT}, "standoff": 20},
+    },
+    "yaxis": {
+        "ticklabelposition": "outside",
+        "automargin": True,
+        "gridcolor": GRID,
+        "zerolinecolor": GRID,
+        "ticks": "",
+        "tickcolor": GRID,
+        "tickfont": {"size": 12, "color": TEXT},
+        "title": {"font": {"size": 14, "color": TEXT}, "standoff": 24},
+    },
+}
+
 
 def label(text: object) -> str:
     """A category's label in a chart: the page's word for an unknown, else the name,
@@ -57,22 +101,29 @@ def _figure(
     (tests/test_dashboard_figures.py validates every builder's figure) rather than on every
     build: validating while building took 10 to 20 ms a figure, most of a page's time
     when a highlight or a new range needs new figures for fifty sessions."""
-    common: dict[str, Any] = {
-        "height": height,
-        "margin": {"l": 8, "r": 8, "t": 8, "b": 8},
-        "showlegend": legend,
-        "legend": {
-            "orientation": "h",
-            "yanchor": "bottom",
-            "y": 1.0,
-            "xanchor": "left",
-            "x": 0,
-            "traceorder": "normal",
+    common: dict[str, Any] = _merged(
+        LOOK,
+        {
+            "height": height,
+            "margin": {"l": 8, "r": 8, "t": 8, "b": 8},
+            "showlegend": legend,
+            "legend": {
+                "orientation": "h",
+                "yanchor": "bottom",
+                "y": 1.0,
+                "xanchor": "left",
+                "x": 0,
+                "traceorder": "normal",
+            },
+            "hoverlabel": {"namelength": -1},
+            "bargap": 0.2,
         },
-        "hoverlabel": {"namelength": -1},
-        "bargap": 0.2,
-    }
-    return go.Figure(data=traces, layout=_merged(common, layout or {}), _validate=False)
+    )
+    merged = _merged(common, layout or {})
+    for key in merged:  # a second axis looks like the first (Streamlit's template did that)
+        if key[:5] in ("xaxis", "yaxis") and key[5:]:
+            merged[key] = _merged(LOOK[key[:5]], merged[key])
+    return go.Figure(data=traces, layout=merged, _validate=False)
 
 
 def _merged(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
@@ -111,14 +162,18 @@ def _empty() -> go.Figure:
 
 
 def _values(column: pd.Series) -> Any:
-    """A column as Plotly takes it: numbers and times as a NumPy array (numbers travel
-    as base64), anything else as a list."""
-    if pd.api.types.is_datetime64_any_dtype(column.dtype) or pd.api.types.is_bool_dtype(column.dtype):
+    """A column as Plotly takes it: times as a NumPy array (they travel as ISO strings),
+    anything else as a list, a missing number as None.
+
+    Numbers travel as JSON numbers, not as NumPy arrays (which plotly.py sends as base64
+    typed arrays): the browser draws a chart once and then hands Plotly the same figure
+    again (Streamlit re-applies its state on mounting), and `Plotly.react` takes a typed
+    array for new data whatever `datarevision` says, so every chart was computed and drawn
+    twice per click (issue 30; tests/test_chart_draws_browser.py)."""
+    if pd.api.types.is_datetime64_any_dtype(column.dtype):
         return column.to_numpy()
-    if pd.api.types.is_numeric_dtype(column.dtype):
-        if column.isna().any():
-            return column.to_numpy(dtype="float64", na_value=np.nan)
-        return column.to_numpy()
+    if pd.api.types.is_numeric_dtype(column.dtype) or pd.api.types.is_bool_dtype(column.dtype):
+        return [None if fmt.missing(value) else value for value in column.tolist()]
     return column.tolist()
 
 

@@ -84,7 +84,7 @@ def user_bars(
             "zeroline": False,
             "range": [0, float(ordered[column].max()) * 1.35],
         },
-        "yaxis": {"automargin": True, **categories(names)},
+        "yaxis": {"automargin": True, "showgrid": False, "zeroline": False, **categories(names)},
     }
     # sized to its bars: one person's bar drawn over 320 px read as a wall, not a share
     return _figure([bars], layout, height=USER_ROW * len(ordered) + USER_FRAME, legend=False)
@@ -185,7 +185,7 @@ def user_client_bars(
             "zeroline": False,
             "range": [0, float(totals.max()) * 1.35],
         },
-        "yaxis": {"automargin": True, **categories(names)},
+        "yaxis": {"automargin": True, "showgrid": False, "zeroline": False, **categories(names)},
         "margin": {"t": 48},  # the clients' legend above the bars
     }
     return _figure(traces, layout, height=USER_ROW * len(names) + USER_FRAME + 40)
@@ -238,8 +238,8 @@ def client_matrix(
         "hovertemplate": "%{text}<br>%{customdata}<extra></extra>",
     }
     layout: dict[str, Any] = {
-        "xaxis": categories(list(grid.columns)),
-        "yaxis": {"automargin": True, **categories(list(grid.index))},
+        "xaxis": {"ticks": "outside", **categories(list(grid.columns))},  # a heatmap's default
+        "yaxis": {"automargin": True, "ticks": "outside", **categories(list(grid.index))},
     }
     if highlight is not None and highlight in grid.index:
         row = list(grid.index).index(highlight)

@@ -9,6 +9,7 @@ import streamlit as st
 from dashboard import figures, tables
 from dashboard import format as fmt
 from dashboard.figures.adoption import PERIODS
+from dashboard.panels.plot import plot
 from dashboard.strings import plain, t
 from queries import pages
 from queries.filters import Filters
@@ -33,7 +34,7 @@ def adoption_panel(reader: Reader, filters: Filters, tz: str) -> None:
             or "week"
         )
         data = pages.adoption(reader, filters)
-        st.plotly_chart(figures.active_users(data["client_adoption"], period), key="adoption_chart")
+        plot(figures.active_users(data["client_adoption"], period), key="adoption_chart")
         first = data["client_first_use"]
         if first.empty:
             return

@@ -14,6 +14,7 @@ from contract.measures import BY_NAME
 from dashboard import figures
 from dashboard import format as fmt
 from dashboard.panels.loading import Page
+from dashboard.panels.plot import plot
 from dashboard.strings import t
 from queries.filters import Filters
 
@@ -95,20 +96,20 @@ def time_charts(page: Page) -> None:
     left, right = st.columns([3, 2])
     with left, st.container(border=True):
         st.markdown(f"**{t('panel.tokens')}**", help=t("panel.tokens.help"))
-        st.plotly_chart(figures.tokens_over_time(series, mine, who, span=span), key="tokens")
+        plot(figures.tokens_over_time(series, mine, who, span=span), key="tokens")
     with right, st.container(border=True):
         st.markdown(f"**{t('panel.cache')}**")
-        st.plotly_chart(figures.cache_trend(series, mine, who, span=span), key="cache")
+        plot(figures.cache_trend(series, mine, who, span=span), key="cache")
     left, right = st.columns([3, 2])
     with left, st.container(border=True):
         st.markdown(f"**{t('panel.requests')}**")
-        st.plotly_chart(figures.requests_over_time(series, mine, who, span=span), key="requests")
+        plot(figures.requests_over_time(series, mine, who, span=span), key="requests")
     with right, st.container(border=True):
         st.markdown(f"**{t('panel.nodes')}**")
         figure = figures.share_bars(
             page.data["by_node"], "node", ("requests", "tokens"), *_mine(page, "by_node")
         )
-        st.plotly_chart(figure, key="nodes")
+        plot(figure, key="nodes")
 
 
 def clients_panel(page: Page, *, matrix: bool) -> None:
@@ -120,10 +121,10 @@ def clients_panel(page: Page, *, matrix: bool) -> None:
         *_mine(page, "by_client"),
         height=260,
     )
-    st.plotly_chart(figure, key="clients")
+    plot(figure, key="clients")
     if matrix:
         st.markdown(f"**{t('panel.matrix')}**")
-        st.plotly_chart(
+        plot(
             figures.client_matrix(
                 page.data["user_client_matrix"],
                 page.state.highlight,
@@ -144,7 +145,7 @@ def models_panel(page: Page) -> None:
             *_mine(page, "by_model"),
             height=240,
         )
-        st.plotly_chart(figure, key="models")
+        plot(figure, key="models")
 
 
 def _mine(page: Page, key: str) -> tuple[pd.DataFrame | None, str | None]:

@@ -12,6 +12,7 @@ import streamlit as st
 from dashboard import figures
 from dashboard import format as fmt
 from dashboard.panels.loading import Page
+from dashboard.panels.plot import plot
 from dashboard.panels.sidebar import WIDGETS, _keep_view, _labels
 from dashboard.strings import plain, t
 from dashboard.view_state import USER_MEASURES, ViewState
@@ -44,7 +45,7 @@ def _users_chart(config: Config, page: Page) -> None:
         )
     else:
         figure = figures.user_bars(page.data["by_user"], by, highlight)
-    st.plotly_chart(figure, key="user_chart", on_select=_on_user_click, selection_mode="points")
+    plot(figure, key="user_chart", on_select=_on_user_click, selection_mode="points")
 
 
 def highlight_note(who: str) -> None:
@@ -71,7 +72,7 @@ def _peers_chart(config: Config, reader: Any, page: Page) -> None:
     by = _measure_control(config)
     peers = reader.peers(page.filters, named=mode == "named", by=by)
     figure = figures.user_bars(_peer_names(peers, mode), by, t("peers.you"), shares_only=mode == "anonymous")
-    st.plotly_chart(figure, key="peers_chart")
+    plot(figure, key="peers_chart")
 
 
 def _peer_names(peers: pd.DataFrame, mode: str) -> pd.DataFrame:
