@@ -32,10 +32,11 @@ DARK = {
 }
 
 
-def _rgb(color: str) -> str:
-    """A colour as the browser writes it in an element's style: rgb(128, 132, 149)."""
+def _rgb(color: str, alpha: float | None = None) -> str:
+    """A colour as the browser writes it in an element's style: rgb(128, 132, 149), or
+    with `alpha` rgba(128, 132, 149, 0.5)."""
     red, green, blue = (int(color[i : i + 2], 16) for i in (1, 3, 5))
-    return f"rgb({red}, {green}, {blue})"
+    return f"rgb({red}, {green}, {blue})" if alpha is None else f"rgba({red}, {green}, {blue}, {alpha})"
 
 
 def _rule(scope: str, what: str, light: str) -> str:
@@ -60,8 +61,8 @@ CHART_STYLE = "<style>\n{}\n</style>".format(
             f".stPlotlyChart .spikeline[stroke='{_rgb(BACKGROUND)}']"
             f" {{ stroke: light-dark({BACKGROUND}, {DARK[BACKGROUND]}) !important; }}",
             # the tool bar, which Plotly styles by rules of its own (as for the light theme)
-            ".stPlotlyChart .modebar-group"
-            " { background-color: light-dark(rgba(255,255,255,0.5), rgba(23,22,20,0.5)) !important; }",
+            ".stPlotlyChart .modebar-group { background-color: light-dark("
+            f"{_rgb(BACKGROUND, 0.5)}, {_rgb(DARK[BACKGROUND], 0.5)}) !important; }}",
             ".stPlotlyChart .modebar-btn .icon path"
             " { fill: light-dark(rgba(68,68,68,0.3), rgba(255,255,255,0.3)) !important; }",
             ".stPlotlyChart .modebar-btn:hover .icon path, .stPlotlyChart .modebar-btn.active .icon path"
