@@ -163,7 +163,7 @@ def render(config: Config, reader: Reader, state: ViewState, *, own_only: bool =
         serving.load_table(data, settings.stable_p95_ms, highlighted, worst_first, file_name=csv)
     with section["speed"]:
         # each node's median output speed and time to first token over time, side by side
-        lines: tuple[tuple[str, str, str, str, dict[str, str]], ...] = (
+        lines: tuple[tuple[str, str, str, str, dict[str, Any]], ...] = (
             # speed's hover as format.rate writes it; the time's the chart's own
             (
                 "nodes.speed",
@@ -195,7 +195,8 @@ def render(config: Config, reader: Reader, state: ViewState, *, own_only: bool =
         serving.routing(data, span, highlighted)
     with section["failures"], st.container(border=True):
         st.markdown(f"**{t('nodes.failures')}**")
-        plot(figures.failures_over_time(data["failures_by_bucket"], span), key="failures")
+        figure = figures.failures_over_time(data["failures_by_bucket"], span, width=figures.WIDE_PLOT_WIDTH)
+        plot(figure, key="failures")
 
 
 # The page's sections below the verdicts, a tab each (labels: strings.py nodes.tab.<name>)

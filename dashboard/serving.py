@@ -21,6 +21,7 @@ from dashboard.untrusted import Markdown, short
 
 BAND_MEASURES = ("ttft_p50_ms", "ttft_p95_ms", "latency_p50_ms", "latency_p95_ms")
 NAME_CHARS = 10  # a highlighted user's name as a column header
+WIDE = figures.WIDE_PLOT_WIDTH  # the charts here span the page: their legends' rows at its width
 
 
 @dataclass(frozen=True)
@@ -111,7 +112,12 @@ def prefix_cache(data: dict[str, pd.DataFrame], span: Span | None, highlighted: 
             st.caption(t("serving.cache.left_out", models=", ".join(unreported)))
         by_model = _rate_by_model(data["prefix_cache_by_bucket"])
         figure = figures.node_lines(
-            by_model, "cache_hit_rate", t("axis.cache_hit_rate"), span=span, series="model"
+            by_model,
+            "cache_hit_rate",
+            t("axis.cache_hit_rate"),
+            span=span,
+            series="model",
+            width=WIDE,
         )
         plot(figure, key="prefix_cache")
 
@@ -158,7 +164,9 @@ def prompt_bands(data: dict[str, pd.DataFrame], highlighted: Highlighted | None)
         if highlighted is not None:
             mine, who = _with_pair(highlighted.data["prompt_bands"]), highlighted.who
             mine = mine.assign(node=mine["pair"])  # what the dots' hover names
-        figure = figures.node_lines(lines, measure, t(f"col.{measure}"), mine, who, x="band", series="pair")
+        figure = figures.node_lines(
+            lines, measure, t(f"col.{measure}"), mine, who, x="band", series="pair", width=WIDE
+        )
         plot(figure, key="prompt_bands")
         # node and model in one column: nine columns were 4 px wider than the page at 1280 px
         columns = {
@@ -291,7 +299,7 @@ def routing(data: dict[str, pd.DataFrame], span: Span | None, highlighted: Highl
     requests there); LiteLLM's own time per node."""
     with st.container(border=True):
         st.markdown(f"**{t('serving.routing')}**", help=t("serving.routing.help"))
-        plot(figures.node_shares(data["node_share_by_bucket"], span), key="node_shares")
+        plot(figures.node_shares(data["node_share_by_bucket"], span, WIDE), key="node_shares")
         routed = data["routing"]
         if routed.empty:
             st.caption(t("serving.none"))

@@ -1,11 +1,14 @@
-"""Each chart is computed once per click, and wears the page's theme, in a real browser
-(issue 30).
+"""Each chart is computed once per click, laid out once (its labels inside the room its
+figure reserved), and wears the page's theme, in a real browser (issue 30).
 
 Streamlit's theme (a template made anew whenever a chart mounts) and numbers sent as typed
 arrays each made Plotly compute and draw every chart twice per click: once when it
 mounted, again when Streamlit handed it the same figure right after. The charts are drawn
 with theme=None and the theme's look in their own layout (dashboard/panels/plot.py), so
-the dark theme's colours are the page's style sheet's: checked here on the drawn page."""
+the dark theme's colours are the page's style sheet's: checked here on the drawn page.
+Plotly also laid out and drew every chart a second time within the same draw when its labels
+needed wider margins than the figure's: the figures now reserve that room
+(dashboard/figures/margins.py), and a chart drawn with wider margins than reserved fails here."""
 
 from __future__ import annotations
 
@@ -17,7 +20,7 @@ import pytest
 from dashboard.auth import hash_password
 from dashboard.strings import EN
 from tests import known_store
-from tests.browser import ARTIFACTS, chromium, store_server, streamlit_server, wait_until_rendered
+from tests.browser import ARTIFACTS, chromium, open_tab, store_server, streamlit_server, wait_until_rendered
 from tests.test_browser import PASSWORD, SEOUL_NOV_21, click_bar, sign_in
 
 CHARTS = ("tokens", "cache", "requests", "nodes", "user_chart", "clients", "matrix", "models")
@@ -132,3 +135,44 @@ def test_the_charts_wear_the_pages_theme(tmp_path: Path, theme: str) -> None:
         sign_in(page, password=PASSWORD)
         wait_until_rendered(page, charts=len(CHARTS))
         assert page.evaluate(DRAWN_COLOURS) == THEMES[theme]
+
+
+# Per drawn chart (its width above zero: a hidden tab's are not laid out), the margins
+# Plotly drew it with against those its figure reserved.
+MARGINS = """() => [...document.querySelectorAll("[data-testid='stPlotlyChart'] .js-plotly-plot")]
+  .filter(gd => gd._fullLayout && gd.getBoundingClientRect().width > 0)
+  .map(gd => {
+    const key = ((gd.closest('[class*="st-key-"]') || {}).className || '').match(/st-key-(\\S+)/);
+    const drawn = gd._fullLayout._size, reserved = gd.layout.margin;
+    return {chart: key ? key[1] : '?', pushed: ['l', 'r', 't', 'b'].filter(m => drawn[m] > reserved[m])
+      .map(m => `${m} ${reserved[m]} -> ${drawn[m]}`)};
+  })"""
+
+
+NOVEMBER = "/?range=custom&from=2026-11-01&to=2026-11-30&by=requests&highlight=bob"  # by day, highlighted
+
+
+@pytest.mark.parametrize("width", [1280, 1440])
+def test_every_chart_is_drawn_within_the_margins_its_figure_reserved(app_url: str, width: int) -> None:
+    """The Overview's and the Nodes page's charts, in both languages, a day by the hour
+    and a month by the day with a highlight: Plotly needed no more room for their labels
+    than the figure reserved (else it lays the chart out and draws it twice)."""
+    with chromium(viewport={"width": width, "height": 1600}) as page:
+        page.goto(app_url + SEOUL_NOV_21)
+        sign_in(page, password=PASSWORD)
+        drawn: list[dict[str, Any]] = []
+        for lang in ("en", "ko"):
+            for view in (SEOUL_NOV_21, NOVEMBER):
+                page.goto(f"{app_url}{view}&lang={lang}")
+                settled(page)
+                drawn += [{**c, "page": f"Overview {view} {lang}"} for c in page.evaluate(MARGINS)]
+                page.goto(f"{app_url}/nodes{view[1:]}&lang={lang}")
+                wait_until_rendered(page, charts=1)
+                tabs = page.get_by_role("tab")
+                for i in range(tabs.count()):
+                    open_tab(page, tabs.nth(i).inner_text())
+                    page.wait_for_timeout(500)
+                    drawn += [{**c, "page": f"Nodes {view} {lang}"} for c in page.evaluate(MARGINS)]
+        assert {c["chart"] for c in drawn} >= {*CHARTS, "concurrency", "failures", "prompt_bands"}
+        pushed = [c for c in drawn if c["pushed"]]
+        assert pushed == [], "\n".join(map(str, pushed))

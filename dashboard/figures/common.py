@@ -12,6 +12,7 @@ import plotly.graph_objects as go
 
 from contract.measures import Unit
 from dashboard import format as fmt
+from dashboard.figures import margins
 from dashboard.strings import t
 from dashboard.untrusted import label as _label
 
@@ -35,6 +36,8 @@ MATRIX_ROW, MATRIX_FRAME = 30, 120  # the users-by-clients grid: a row each, and
 
 
 UNKNOWN = fmt.UNKNOWN
+PLOT_WIDTH = margins.PLOT_WIDTH  # a chart in a column of two, at 1280 px
+WIDE_PLOT_WIDTH = 680  # a chart across the page, at 1280 px
 
 # Streamlit's Plotly theme, as our own layout. Streamlit's theme lives in a template that
 # its frontend makes anew whenever it mounts a chart, and Plotly recomputes a chart whose
@@ -94,8 +97,10 @@ def _figure(
     *,
     height: int = HEIGHT,
     legend: bool = True,
+    width: int = PLOT_WIDTH,
 ) -> go.Figure:
-    """The figure of these traces, with the page's common layout under `layout`.
+    """The figure of these traces, with the page's common layout under `layout`; `width`:
+    the narrowest plot the page draws it in (margins.reserved).
 
     Traces and layout are plain dicts, checked by Plotly once in the tests
     (tests/test_dashboard_figures.py validates every builder's figure) rather than on every
@@ -123,6 +128,8 @@ def _figure(
     for key in merged:  # a second axis looks like the first (Streamlit's template did that)
         if key[:5] in ("xaxis", "yaxis") and key[5:]:
             merged[key] = _merged(LOOK[key[:5]], merged[key])
+    # the labels' room reserved, so that Plotly draws the chart once, not twice (margins.py)
+    merged["margin"] = {**merged["margin"], **margins.reserved(merged, traces, width)}
     return go.Figure(data=traces, layout=merged, _validate=False)
 
 

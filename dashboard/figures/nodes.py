@@ -16,6 +16,7 @@ from dashboard.figures.common import (
     ACCENT,
     DIMMED,
     FAILURE,
+    PLOT_WIDTH,
     RATE_TICKS,
     _empty,
     _figure,
@@ -65,12 +66,13 @@ def node_lines(
     hover: str = "%{y:,.1f}",
     span: Span | None = None,
     series: str = "node",
+    width: int = PLOT_WIDTH,
 ) -> go.Figure:
     """One line per GPU node (or per value of `series`) of `column` over `x`; the
     highlighted user's own values on each node as accent dots. A `_ms` or rate column's
     hover is written by format.py (11.7 s, 61.0 %), not by `hover`. `span`: the page's
     range, when `x` is the time; an `x` of text (prompt bands) is a category axis in the
-    frame's order."""
+    frame's order. `width`: the narrowest plot the page draws it in (its legend's rows)."""
     if frame.empty or frame[column].dropna().empty:
         return _empty()
     periodic = _periodic(span) if x == "bucket" else {}
@@ -122,7 +124,8 @@ def node_lines(
         x_axis = _value_axis(max(part[x].max() for part in shown), "count", t(f"axis.{x}"))
     y_axis = _value_axis(tallest, unit, axis) if unit != "ratio" else _rate_axis(axis)
     shapes = _not_yet(span) if x == "bucket" else []
-    return _figure(traces, {"hovermode": "closest", "yaxis": y_axis, "xaxis": x_axis, "shapes": shapes})
+    layout = {"hovermode": "closest", "yaxis": y_axis, "xaxis": x_axis, "shapes": shapes}
+    return _figure(traces, layout, width=width)
 
 
 def _rate_axis(title: str) -> dict[str, Any]:
@@ -137,11 +140,11 @@ def _rate_axis(title: str) -> dict[str, Any]:
 
 
 @shared
-def node_shares(shares: pd.DataFrame, span: Span | None = None) -> go.Figure:
+def node_shares(shares: pd.DataFrame, span: Span | None = None, width: int = PLOT_WIDTH) -> go.Figure:
     """Each node's share of the requests per bucket (node_share_by_bucket.sql), a line per
     node, and a cross on a node's line where a tenth or more of its requests failed
     (`troubled`): where a node went down and the others took over."""
-    lines = node_lines(shares, "requests_share", t("axis.requests_share"), span=span)
+    lines = node_lines(shares, "requests_share", t("axis.requests_share"), span=span, width=width)
     failed = shares[shares["troubled"].fillna(False).astype(bool)]
     if failed.empty or not lines.data:
         return lines
@@ -160,12 +163,15 @@ def node_shares(shares: pd.DataFrame, span: Span | None = None) -> go.Figure:
         + "<extra></extra>",
         **_periodic(span),
     }
-    return _figure([*base["data"], crosses], base["layout"])
+    return _figure([*base["data"], crosses], base["layout"], width=width)
 
 
 @shared
-def failures_over_time(failures: pd.DataFrame, span: Span | None = None) -> go.Figure:
-    """Failed requests per bucket, stacked by error class; the node in the hover text."""
+def failures_over_time(
+    failures: pd.DataFrame, span: Span | None = None, width: int = PLOT_WIDTH
+) -> go.Figure:
+    """Failed requests per bucket, stacked by error class; the node in the hover text.
+    `width`: the narrowest plot the page draws it in (its legend's rows)."""
     if failures.empty:
         return _empty()
     classes = sorted(failures["error_class"].unique())
@@ -193,4 +199,4 @@ def failures_over_time(failures: pd.DataFrame, span: Span | None = None) -> go.F
         "xaxis": _time_axis(failures["bucket"], span, DATE_LABELS["page"]),
         "shapes": _not_yet(span),
     }
-    return _figure(traces, layout)
+    return _figure(traces, layout, width=width)

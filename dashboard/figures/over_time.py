@@ -37,6 +37,9 @@ from dashboard.figures.time_axis import (
 from dashboard.memo import shared
 from dashboard.strings import plain, t
 
+STACKED_PLOT_WIDTH = 380  # the tokens' and requests' plot at 1280 px: 3/5 of the page
+CACHE_PLOT_WIDTH = 100  # the Prompt caching chart's plot at 1280 px, less its right axis's overlap
+
 
 @shared
 def tokens_over_time(
@@ -127,7 +130,8 @@ def _stacked_over_time(
         "xaxis": _time_axis(series["bucket"], span, DATE_LABELS["wide"]),
         "shapes": _not_yet(span),
     }
-    return _figure(traces, layout)
+    # drawn in the wide column beside the caching chart or the nodes (panels/charts.py)
+    return _figure(traces, layout, width=STACKED_PLOT_WIDTH)
 
 
 @shared
@@ -212,7 +216,8 @@ def cache_trend(
             "showgrid": False,
         },
     }
-    return _figure(traces, layout)
+    # drawn in the narrow column beside the tokens (panels/charts.py): its legend's rows
+    return _figure(traces, layout, width=CACHE_PLOT_WIDTH)
 
 
 def sparkline(series: pd.DataFrame, column: str, *, unfinished: bool = False) -> list[float]:

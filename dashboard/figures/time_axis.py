@@ -112,6 +112,8 @@ def _date_axis(
     ]
     times = pd.to_datetime(buckets)
     daily = len(times) > 1 and bool(((times.dt.hour == 0) & (times.dt.minute == 0)).all())
+    if daily:  # a step of days: never the hours' stop, whose two lines the labels' room left out
+        stops = stops[1:]
     axis: dict[str, Any] = {
         "tickformatstops": stops,
         "hoverformat": t("axis.date.hover_day" if daily else "axis.date.hover"),
