@@ -19,9 +19,10 @@ from dashboard.view_state import ViewState
 from etl.run import ingest_rows
 from queries import snapshot
 from queries.filters import Filters
+from queries.pages import WITH_HIGHLIGHT, overview
 from queries.runner import StoreReader
 from queries.shared import Shared
-from settings.config import Config
+from settings.config import Config, DashboardSettings
 from tests import known_store
 
 
@@ -182,3 +183,33 @@ def test_a_page_computes_its_users_highlights_ahead_as_a_click_would(tmp_path: P
             pd.testing.assert_frame_equal(frame, expected[name])
     assert reader._results.misses == misses  # every click answered from what was computed ahead
     # asked ahead is not asked for: a new store does not answer it again before it serves
+
+
+def test_a_highlight_asks_again_only_for_a_user_the_bars_folded(tmp_path: Path) -> None:
+    """A click highlights a user the bars show: the page's result sets already hold them
+    and are not asked for again. A user folded into "other" (a link, a reload) gets the
+    result sets that keep them. Both show who asking with the highlight shows."""
+    store = known_store.build(tmp_path / "store")
+    reader = StoreReader(store)
+    now = dt.datetime(2026, 11, 22, tzinfo=dt.UTC)
+    state = ViewState(range="custom", start_day=dt.date(2026, 11, 19), end_day=dt.date(2026, 11, 21))
+    settings = DashboardSettings(top_names=1, grid_names=1)
+
+    def named(frame: pd.DataFrame, folded: str) -> set[str]:
+        return set(frame.loc[frame[folded].isna(), "user"])
+
+    everyone = named(
+        panels.load(reader, state, now, DashboardSettings(top_names=50)).data["by_user"], "folded"
+    )
+    first = named(panels.load(reader, state, now, settings).data["by_user"], "folded")
+    assert len(first) == 1 and len(everyone) > 1
+    fresh = StoreReader(store, share_results=False)
+    for who, asked_again in ((min(first), False), (min(everyone - first), True)):
+        misses = reader._results.misses
+        page = panels.load(reader, replace(state, highlight=who), now, settings)
+        kept = reader._results.misses - misses - len(panels.HIGHLIGHT_QUERIES)  # the rest: their part
+        assert kept == (len(WITH_HIGHLIGHT) if asked_again else 0), who
+        expected = overview(fresh, state.filters(now), top_names=1, grid_names=1, highlight=who)
+        assert named(page.data["by_user"], "folded") == named(expected["by_user"], "folded") >= {who}
+        grid = page.data["user_client_matrix"]
+        assert named(grid, "users_folded") == named(expected["user_client_matrix"], "users_folded") >= {who}
