@@ -22,7 +22,7 @@ def test_text_is_measured_by_the_pages_font_tags_read_and_lines_apart() -> None:
     assert margins.text_width("a&lt;b") == margins.text_width("a<b")  # an entity is one character
     assert margins.text_width("<b>ab</b>") == margins.text_width("ab")  # a tag takes no room
     assert margins.text_width("ab<br>abcd") == margins.text_width("abcd")  # the widest line
-    assert margins.text_width("가나") == pytest.approx(2 * 12)  # a wide character: a whole em
+    assert margins.text_width("가나") == pytest.approx(2 * 960 * 12 / 1000)  # wide: 0.96 em
     assert margins.text_width("é") == pytest.approx(650 * 12 / 1000)  # unlisted: 0.65 em
 
 

@@ -3,16 +3,17 @@
 Plotly lays a chart out with the margins it is given, measures its tick labels, titles,
 legend and colour bar, and when they need more room (`automargin`) draws the whole chart
 a second time. With the 8 px margins of Streamlit's theme every chart of the Overview was
-drawn twice per click; reserving the room here saves that second pass, a fifth to a third
+drawn twice per click; reserving the room here saves that second pass, a tenth to a quarter
 of a click in the browser (issue 30, docs/benchmarks.md). `automargin` stays on: a label
 wider than this estimate still fits, at the cost of the second pass, never cut.
 
 The estimate reads what the layout holds (tick texts, titles, legend names) with the
 widths of the page's font, Source Sans, as Chromium measures it (per character, in
-thousandths of the font size; a wide East Asian character as a whole em, the fallback
-fonts' widest; anything else not listed as 0.65 em). The constants are Plotly's spacing as
-measured on the page (tests/test_chart_margins_browser.py checks that every chart of the
-Overview and the Nodes page keeps within them, in both languages, at 1280 and 1440 px).
+thousandths of the font size; a wide East Asian character as 0.96 em, Noto Sans CJK's
+0.92 and a little; anything else not listed as 0.65 em). The constants are Plotly's
+spacing as measured on the page (tests/test_chart_draws_browser.py checks that every
+chart of the Overview and the Nodes page keeps within them, in both languages, at 1280
+and 1440 px; tests/test_chart_margins.py the estimate itself).
 
 What depends on how wide a chart is drawn (a legend's rows, labels turned on their side)
 is estimated for `width`, the narrowest plot the page gives the chart at 1280 px: wider,
@@ -42,7 +43,7 @@ _WIDTHS = {
     "j": 247, "k": 495, "l": 255, "m": 829, "n": 547, "o": 542, "p": 555, "q": 555, "r": 347,
     "s": 419, "t": 338, "u": 544, "v": 467, "w": 719, "x": 446, "y": 467, "z": 425,
 }  # fmt: skip
-_WIDE_EM, _OTHER_EM = 1000, 650
+_WIDE_EM, _OTHER_EM = 960, 650
 
 EDGE = 8  # the figure's own margin outside every label (LOOK's margin)
 PUSH_GAP = 12  # Plotly's gap outside a label: the narrowest margin, at most this
@@ -58,7 +59,7 @@ LEGEND_ITEM = 45  # an item's symbol and gaps beside its text
 COLORBAR = 28  # a colour bar beside its labels: offset, bar, gaps
 SLACK = 2  # rounding, and a label a pixel wider than measured
 PLOT_WIDTH = 280  # the narrowest plot a chart gets at 1280 px (two columns on a page)
-KOREAN_DATE_OVERHANG = 6
+KOREAN_DATE_OVERHANG = 6  # a Korean day label past the plot's end (_date_overhang)
 _TAG = re.compile(r"<[^>]*>")
 
 

@@ -38,7 +38,7 @@ from dashboard.memo import shared
 from dashboard.strings import plain, t
 
 STACKED_PLOT_WIDTH = 380  # the tokens' and requests' plot at 1280 px: 3/5 of the page
-CACHE_PLOT_WIDTH = 100  # the Prompt caching chart's plot at 1280 px, less its right axis's overlap
+CACHE_PLOT_WIDTH = 160  # the Prompt caching chart's plot at 1280 px, less its right axis's overlap
 
 
 @shared
