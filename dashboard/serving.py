@@ -21,7 +21,6 @@ from dashboard.untrusted import Markdown, short
 
 BAND_MEASURES = ("ttft_p50_ms", "ttft_p95_ms", "latency_p50_ms", "latency_p95_ms")
 NAME_CHARS = 10  # a highlighted user's name as a column header
-WIDE = figures.WIDE_PLOT_WIDTH  # the charts here span the page: their legends' rows at its width
 
 
 @dataclass(frozen=True)
@@ -117,7 +116,7 @@ def prefix_cache(data: dict[str, pd.DataFrame], span: Span | None, highlighted: 
             t("axis.cache_hit_rate"),
             span=span,
             series="model",
-            width=WIDE,
+            width=figures.WIDE_PLOT_WIDTH,
         )
         plot(figure, key="prefix_cache")
 
@@ -165,7 +164,14 @@ def prompt_bands(data: dict[str, pd.DataFrame], highlighted: Highlighted | None)
             mine, who = _with_pair(highlighted.data["prompt_bands"]), highlighted.who
             mine = mine.assign(node=mine["pair"])  # what the dots' hover names
         figure = figures.node_lines(
-            lines, measure, t(f"col.{measure}"), mine, who, x="band", series="pair", width=WIDE
+            lines,
+            measure,
+            t(f"col.{measure}"),
+            mine,
+            who,
+            x="band",
+            series="pair",
+            width=figures.WIDE_PLOT_WIDTH,
         )
         plot(figure, key="prompt_bands")
         # node and model in one column: nine columns were 4 px wider than the page at 1280 px
@@ -299,7 +305,10 @@ def routing(data: dict[str, pd.DataFrame], span: Span | None, highlighted: Highl
     requests there); LiteLLM's own time per node."""
     with st.container(border=True):
         st.markdown(f"**{t('serving.routing')}**", help=t("serving.routing.help"))
-        plot(figures.node_shares(data["node_share_by_bucket"], span, WIDE), key="node_shares")
+        plot(
+            figures.node_shares(data["node_share_by_bucket"], span, figures.WIDE_PLOT_WIDTH),
+            key="node_shares",
+        )
         routed = data["routing"]
         if routed.empty:
             st.caption(t("serving.none"))

@@ -36,8 +36,7 @@ MATRIX_ROW, MATRIX_FRAME = 30, 120  # the users-by-clients grid: a row each, and
 
 
 UNKNOWN = fmt.UNKNOWN
-PLOT_WIDTH = margins.PLOT_WIDTH  # a chart in a column of two, at 1280 px
-WIDE_PLOT_WIDTH = 680  # a chart across the page, at 1280 px
+PLOT_WIDTH, WIDE_PLOT_WIDTH = margins.PLOT_WIDTH, margins.WIDE_PLOT_WIDTH  # the builders' `width`
 
 # Streamlit's Plotly theme, as our own layout. Streamlit's theme lives in a template that
 # its frontend makes anew whenever it mounts a chart, and Plotly recomputes a chart whose

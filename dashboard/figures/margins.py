@@ -59,6 +59,7 @@ LEGEND_ITEM = 45  # an item's symbol and gaps beside its text
 COLORBAR = 28  # a colour bar beside its labels: offset, bar, gaps
 SLACK = 2  # rounding, and a label a pixel wider than measured
 PLOT_WIDTH = 280  # the narrowest plot a chart gets at 1280 px (two columns on a page)
+WIDE_PLOT_WIDTH = 680  # a chart across the page, at 1280 px
 KOREAN_DATE_OVERHANG = 6  # a Korean day label past the plot's end (_date_overhang)
 _TAG = re.compile(r"<[^>]*>")
 
@@ -123,7 +124,12 @@ def _shown(axis: Mapping[str, Any]) -> bool:
 
 
 def _labelled(axis: Mapping[str, Any]) -> bool:
-    return axis.get("visible", True) is not False and axis.get("showticklabels", True) is not False
+    return _shown(axis) and axis.get("showticklabels", True) is not False
+
+
+def _formats(axis: Mapping[str, Any]) -> list[str]:
+    """A time axis's label formats (time_axis.py's stops); none on another axis."""
+    return [str(stop.get("value", "")) for stop in axis.get("tickformatstops") or ()]
 
 
 def _ticks(axis: Mapping[str, Any]) -> float:
@@ -153,7 +159,7 @@ def _x_room(axis: Mapping[str, Any], width: int) -> float:
     room = 0.0
     if _labelled(axis):
         texts = [str(text) for text in axis.get("ticktext") or ()]
-        formats = [str(stop.get("value", "")) for stop in axis.get("tickformatstops") or ()]
+        formats = _formats(axis)
         line = WIDE_LINE if _wide(texts + formats) else LINE
         lines = max((text.count("<br>") + 1 for text in texts + formats), default=1)
         widest = max((text_width(text) for text in texts), default=0)
@@ -169,7 +175,7 @@ def _date_overhang(axis: Mapping[str, Any]) -> float:
     ("11월 30일", 50 px) on Plotly's own step (a month or longer) ends up to 6 px past it.
     Only there: an English date stayed inside, and room reserved where none was needed
     moved Plotly's ticks (the plot narrower), its last label to the end and past it."""
-    formats = [str(stop.get("value", "")) for stop in axis.get("tickformatstops") or ()]
+    formats = _formats(axis)
     by_day = formats and not any("%H" in f for f in formats) and "dtick" not in axis
     return KOREAN_DATE_OVERHANG if _labelled(axis) and by_day and _wide(formats) else 0
 
