@@ -1,4 +1,4 @@
-"""The charts' code, loaded by the sign-in page while the person types.
+"""The charts' and widgets' code, loaded by the sign-in page while the person types.
 
 A first page after signing in waited most of its time (2.6 s of 2.7 s at 1M requests,
 bench/browser_bench.py) for the browser to fetch and compile the charts' code, which
@@ -18,8 +18,26 @@ from pathlib import Path
 import streamlit as st
 
 # Streamlit's own chunks (static/js/<name>.<hash>.js) that a first page loads lazily:
-# the Plotly element, the card (st.metric) and the Vega embed its sparkline loads
-CHUNKS = ("PlotlyChart", "Metric", "loadVegaEmbed", "embed", "vega-interpreter")
+# the Plotly element, the card (st.metric) and the Vega embed its sparkline loads; then
+# the signed-in pages' widgets, which the sign-in page does not have (the sidebar's
+# select boxes and page links, the users' measure and split, the downloads; the Nodes
+# page's tables): fetched after the sign-in's run, while the charts drew, they were the
+# Overview's last elements to appear (0.3-0.5 s after its charts, bench/browser_bench.py)
+CHUNKS = (
+    "PlotlyChart",
+    "Metric",
+    "loadVegaEmbed",
+    "embed",
+    "vega-interpreter",
+    "Selectbox",
+    "Multiselect",
+    "PageLink",
+    "Button",
+    "ButtonGroup",
+    "Checkbox",
+    "DownloadButton",
+    "DataFrame",
+)
 STATIC_JS = Path(st.__file__).parent / "static" / "static" / "js"
 
 

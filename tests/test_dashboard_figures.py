@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 import pytest
 
-from dashboard import figures
+from dashboard import figures, preload
 from dashboard import format as fmt
 from dashboard.strings import Language, use_language
 from queries.runner import StoreReader
@@ -808,3 +808,27 @@ def test_a_user_the_grid_folds_keeps_the_whole_bar_in_grey(data: dict[str, pd.Da
     assert rest.name == "clients not broken down"
     bob = list(rest.y).index("bob")
     assert float(rest.x[bob]) == data["by_user"].set_index("user").loc["bob", "requests"]
+
+
+def test_the_clickable_users_bars_carry_the_selection_settings_streamlit_would_add(
+    data: dict[str, pd.DataFrame],
+) -> None:
+    """Streamlit's chart sets clickmode, hovermode and dragmode on a chart whose points a
+    click selects, where the layout has none, and then draws the chart a second time
+    (issue 30): the users' bars carry them from the start; the students' peers chart,
+    which nobody clicks, does not."""
+    clients = figures.client_order(data["by_client"])
+    clickable = [
+        figures.user_bars(data["by_user"], "requests", selectable=True),
+        figures.user_client_bars(
+            data["by_user"], data["user_client_matrix"], "requests", None, clients, selectable=True
+        ),
+    ]
+    for shown in clickable:
+        layout = shown.to_dict()["layout"]
+        assert {key: layout.get(key) for key in figures.SELECTABLE} == figures.SELECTABLE
+    peers = figures.user_bars(data["by_user"], "requests", "alice", shares_only=True).to_dict()["layout"]
+    assert not set(figures.SELECTABLE) & set(peers)
+    # the values Streamlit's chart sets for selection_mode="points" (its build, not a guess)
+    bundle = next(preload.STATIC_JS.glob("PlotlyChart.*.js")).read_text()
+    assert "clickmode" in bundle and "`event+select`" in bundle and "hovermode||(t=`closest`)" in bundle

@@ -33,6 +33,11 @@ HEIGHT = 320
 BAR_ROW, SHARE_FRAME = 34, 90  # a category's row and the rest of a bar chart, in pixels
 USER_ROW, USER_FRAME = 30, 60  # the users' bars: a row per person, and the margins
 MATRIX_ROW, MATRIX_FRAME = 30, 120  # the users-by-clients grid: a row each, and room for its scale
+# What Streamlit's chart sets in the layout of a chart whose points a click selects
+# (st.plotly_chart(on_select=..., selection_mode="points")) where the layout has none,
+# once the chart is drawn, and then draws the whole chart again (each click on the
+# Overview, issue 30): in the figure from the start, it is drawn once
+SELECTABLE = {"clickmode": "event+select", "hovermode": "closest", "dragmode": "pan"}
 
 
 UNKNOWN = fmt.UNKNOWN

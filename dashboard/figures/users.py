@@ -17,6 +17,7 @@ from dashboard.figures.common import (
     DIMMED,
     MATRIX_FRAME,
     MATRIX_ROW,
+    SELECTABLE,
     USER_FRAME,
     USER_ROW,
     _column,
@@ -37,12 +38,18 @@ from dashboard.untrusted import html
 
 @shared
 def user_bars(
-    users: pd.DataFrame, by: str, highlight: str | None = None, *, shares_only: bool = False
+    users: pd.DataFrame,
+    by: str,
+    highlight: str | None = None,
+    *,
+    shares_only: bool = False,
+    selectable: bool = False,
 ) -> go.Figure:
     """One horizontal bar per user, largest on top, labelled with the user's share; a
     click selects the bar's user (customdata). One trace, per-bar colours, so that the
     highlight recolours bars without reordering them. `shares_only`: the bars are the
-    shares (a student's anonymous peers carry no amounts)."""
+    shares (a student's anonymous peers carry no amounts); `selectable`: drawn where a
+    click on a bar selects it (SELECTABLE)."""
     column = _share(by) if shares_only else _column(by)
     if users.empty or not users[column].sum():
         return _empty()
@@ -85,6 +92,7 @@ def user_bars(
             "range": [0, float(ordered[column].max()) * 1.35],
         },
         "yaxis": {"automargin": True, "showgrid": False, "zeroline": False, **categories(names)},
+        **(SELECTABLE if selectable else {}),
     }
     # sized to its bars: one person's bar drawn over 320 px read as a wall, not a share
     return _figure([bars], layout, height=USER_ROW * len(ordered) + USER_FRAME, legend=False)
@@ -101,12 +109,14 @@ def user_client_bars(
     by: str,
     highlight: str | None = None,
     clients: Sequence[str] | None = None,
+    *,
+    selectable: bool = False,
 ) -> go.Figure:
     """The users' bars split by client: a stacked segment per client in that client's
     colour (in `clients`' order, the Clients chart's), the users top to bottom as in
     user_bars, each labelled with its total and share; who used which tool without a
     click. A click still selects the bar's user (customdata); with a highlight, the
-    others' segments are dimmed."""
+    others' segments are dimmed. `selectable` as in user_bars."""
     column = _column(by)
     if users.empty or not users[column].sum() or matrix.empty:
         return _empty()
@@ -187,6 +197,7 @@ def user_client_bars(
         },
         "yaxis": {"automargin": True, "showgrid": False, "zeroline": False, **categories(names)},
         "margin": {"t": 48},  # the clients' legend above the bars
+        **(SELECTABLE if selectable else {}),
     }
     return _figure(traces, layout, height=USER_ROW * len(names) + USER_FRAME + 40)
 
@@ -204,6 +215,8 @@ def client_matrix(
     highlight: str | None = None,
     order: Sequence[str] | None = None,
     clients: Sequence[str] | None = None,
+    *,
+    selectable: bool = False,
 ) -> go.Figure:
     """Requests per user and client as a heatmap with its colour scale; users top to
     bottom in `order` (the users' bars), clients left to right in `clients` (the Clients

@@ -42,9 +42,10 @@ def _users_chart(config: Config, page: Page) -> None:
             by,
             highlight,
             figures.client_order(page.data["by_client"]),
+            selectable=True,
         )
     else:
-        figure = figures.user_bars(page.data["by_user"], by, highlight)
+        figure = figures.user_bars(page.data["by_user"], by, highlight, selectable=True)
     plot(figure, key="user_chart", on_select=_on_user_click, selection_mode="points")
 
 
