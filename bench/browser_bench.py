@@ -144,6 +144,9 @@ CHARTS_DRAWN = """() => [...document.querySelectorAll("[data-testid='stPlotlyCha
   .map(gd => Boolean(gd._fullLayout) && (gd.data || []).length > 0)"""
 
 
+TYPING_MS = 2000
+
+
 class Invalid(Exception):
     """The page after an action does not show what the action should have shown."""
 
@@ -215,6 +218,9 @@ def sign_in(page: Any, frames: Frames, url: str, password: str) -> Timing:
     wait_until_rendered(page, timeout_ms=TIMEOUT_MS)
     page.get_by_role("tab", name=EN["signin.admin"]).click()
     page.get_by_role("textbox", name=EN["signin.password"]).fill(password)
+    # the seconds a person takes to type a password, in which the sign-in page loads the
+    # next page's code (dashboard/preload.py): a submit at once timed that loading too
+    page.wait_for_timeout(TYPING_MS)
     submit = page.locator("[data-testid='stForm']").nth(1).get_by_role("button", name=EN["signin.submit"])
     timing = timed(page, frames, submit.click)
     if not page.evaluate(METRICS) or page.locator(".st-key-user_chart .js-plotly-plot").count() != 1:

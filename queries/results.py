@@ -8,7 +8,7 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -23,6 +23,12 @@ log = logging.getLogger("queries")
 
 WARM_RESULTS = 200  # recent result sets answered again on each new snapshot
 WARM_FOR_S = 20.0  # at most this long, so that new data is never held back for long
+# What is asked ahead (prefetch) waits until no page has asked for anything for this long:
+# computed while a person reads, never beside a click's own queries and drawing. Asked
+# beside them, the Overview's highlights ahead (eight users' parts, about 2 s of both
+# cores at 1M requests) made the next clicks slower than computing a highlight on the
+# click (issue 30, bench/browser_bench.py: highlight on 0.86 s against 0.77 s without).
+PREFETCH_QUIET_S = 1.0
 
 # a query of run_many: its name, filters, and (optionally) its other parameters
 Job = tuple[str, Filters] | tuple[str, Filters, Mapping[str, Any]]
@@ -37,6 +43,7 @@ class Results(Cursors):
     _recent_lock: threading.Lock
     _prefetching: int
     _prefetch_newest: int
+    _asked_at: float  # time.monotonic() of the latest result set asked, not ahead
 
     def _run(
         self,
@@ -50,6 +57,8 @@ class Results(Cursors):
         """One result set, computed once per snapshot and shared by every session that
         asks for the same one (a class opening the dashboard at once asks 50 times);
         `remember`ed to be answered again on the next snapshot (_warm)."""
+        if remember:  # asked now, not ahead: what is asked ahead waits (_quiet)
+            self._asked_at = time.monotonic()
         resolved = self._resolve(filters, snap)
         variable = resolved.variable()
         key = (snap.version, name, repr(sorted(variable.items())), repr(sorted(params.items())))
@@ -82,7 +91,7 @@ class Results(Cursors):
     def _prefetch(self, snap: _Snapshot, jobs: dict[str, Job], batch: int) -> None:
         try:
             for job in jobs.values():
-                if snap is not self._current or batch != self._prefetch_newest:
+                if not self._quiet(lambda: snap is self._current and batch == self._prefetch_newest):
                     return  # a newer store serves, or a newer page asks ahead
                 self._run(snap, job[0], job[1], job[2] if len(job) > 2 else {}, remember=False)
         except Exception:  # a page asking for it will see and report the error
@@ -90,6 +99,16 @@ class Results(Cursors):
         finally:
             with self._recent_lock:
                 self._prefetching -= 1
+
+    def _quiet(self, wanted: Callable[[], bool]) -> bool:
+        """Waits until no page has asked for anything for PREFETCH_QUIET_S; False as soon
+        as what waits is no longer `wanted`."""
+        while wanted():
+            waited = time.monotonic() - self._asked_at
+            if waited >= PREFETCH_QUIET_S:
+                return True
+            time.sleep(PREFETCH_QUIET_S - waited)
+        return False
 
     @staticmethod
     def _resolve(filters: Filters, snap: _Snapshot) -> Filters:

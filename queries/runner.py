@@ -152,6 +152,7 @@ class StoreReader(Results):
         self._recent_lock = threading.Lock()
         self._prefetching = 0  # batches of prefetch() waiting or running
         self._prefetch_newest = 0  # the newest batch's number
+        self._asked_at = 0.0  # a page's latest result set asked: what is asked ahead waits (_quiet)
 
     def run(self, name: str, filters: Filters | None = None, **params: Any) -> pd.DataFrame:
         """The result of `<name>.sql` under `filters` (default: everything in scope)."""

@@ -20,6 +20,7 @@ from etl.run import ingest_rows
 from queries import snapshot
 from queries.filters import Filters
 from queries.pages import WITH_HIGHLIGHT, overview
+from queries.results import PREFETCH_QUIET_S
 from queries.runner import StoreReader
 from queries.shared import Shared
 from settings.config import Config, DashboardSettings
@@ -213,3 +214,25 @@ def test_a_highlight_asks_again_only_for_a_user_the_bars_folded(tmp_path: Path) 
         assert named(page.data["by_user"], "folded") == named(expected["by_user"], "folded") >= {who}
         grid = page.data["user_client_matrix"]
         assert named(grid, "users_folded") == named(expected["user_client_matrix"], "users_folded") >= {who}
+
+
+def test_what_is_asked_ahead_waits_until_no_page_asks(tmp_path: Path) -> None:
+    """A batch asked ahead is computed while people read, not beside their clicks: while
+    pages keep asking (even for what is shared already), it waits; then it is computed."""
+    reader = StoreReader(known_store.build(tmp_path / "store"))
+    week = Filters(tz="Asia/Seoul")
+    reader.run("totals", week)
+    misses = reader._results.misses
+    reader.prefetch({"ahead": ("by_model", week)})
+    until = time.monotonic() + PREFETCH_QUIET_S + 1.5
+    while time.monotonic() < until:  # a page asking every tenth of a second
+        reader.run("totals", week)
+        assert reader._results.misses == misses  # answered from what is shared; nothing ahead
+        time.sleep(0.1)
+    deadline = time.monotonic() + 30
+    while reader._prefetching and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not reader._prefetching
+    assert reader._results.misses == misses + 1  # computed once the pages were quiet
+    reader.run("by_model", week)
+    assert reader._results.misses == misses + 1  # and then shared
