@@ -1,6 +1,7 @@
-"""The sign-in page loads the charts' and widgets' code while the person types (dashboard/preload.py):
-in a real browser, Streamlit's chart modules are fetched before anyone signs in, nothing is
-drawn, and the Overview after the sign-in uses what was loaded instead of fetching it again."""
+"""The sign-in page loads the charts' and widgets' code while the person types
+(dashboard/preload.py): in a real browser, Streamlit's chart and widget modules are
+fetched before anyone signs in, nothing is drawn, and the Overview after the sign-in uses
+what was loaded instead of fetching it again."""
 
 from __future__ import annotations
 

@@ -215,8 +215,6 @@ def client_matrix(
     highlight: str | None = None,
     order: Sequence[str] | None = None,
     clients: Sequence[str] | None = None,
-    *,
-    selectable: bool = False,
 ) -> go.Figure:
     """Requests per user and client as a heatmap with its colour scale; users top to
     bottom in `order` (the users' bars), clients left to right in `clients` (the Clients
