@@ -20,7 +20,7 @@ import streamlit as st
 # Streamlit's own chunks (static/js/<name>.<hash>.js) that a first page loads lazily:
 # the Plotly element, the card (st.metric) and the Vega embed its sparkline loads; then
 # the signed-in pages' widgets, which the sign-in page does not have (the sidebar's
-# select boxes and page links, the users' measure and split, the downloads; the Nodes
+# drop-down lists and page links, the users' measure and split, the downloads; the Nodes
 # page's tables): fetched after the sign-in's run, while the charts drew, they were the
 # Overview's last elements to appear (0.3-0.5 s after its charts, bench/browser_bench.py)
 CHUNKS = (
